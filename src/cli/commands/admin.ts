@@ -1,0 +1,146 @@
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import { Role } from "../../core/schemas/team.js";
+import { toUser, toWorkspace } from "../../services/identity.js";
+import { backupDatabase } from "../../store/db.js";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { printJson, printRows } from "../output.js";
+import { example, limitValue, withJson } from "./shared.js";
+
+/**
+ * Self-hosting administration, acting on the data directory directly (like
+ * `pocketbase superuser`): these are the only commands besides `init` that open the store.
+ */
+export function registerAdmin(program: Command, ctx: CommandContext): void {
+  const admin = program.command("admin").description("manage a data directory directly: users, workspaces, plans, tokens, backups");
+
+  const users = admin.command("users").description("manage users");
+  const usersCreate = withJson(
+    users
+      .command("create")
+      .description("create a user and print their first personal access token")
+      .requiredOption("--email <email>", "email address")
+      .requiredOption("--name <name>", "display name"),
+  ).action((options: { email: string; name: string; json?: boolean }) => {
+    const identity = ctx.openInstance().services.identity;
+    const user = identity.createUser({ name: options.name, email: options.email });
+    const token = identity.issuePersonalToken(user.id, "admin");
+    if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
+    ctx.info(`Created ${user.name} <${user.email}> (${user.id}). Their token, shown once:`);
+    ctx.io.stdout.write(token.raw + "\n");
+  });
+  example(usersCreate, "outreach admin users create --email bob@example.com --name Bob");
+
+  const teams = admin.command("teams").description("manage workspaces");
+  const teamsCreate = withJson(
+    teams
+      .command("create")
+      .description("create a workspace owned by an existing user")
+      .requiredOption("--name <name>", "workspace name")
+      .requiredOption("--owner <email>", "email of the owner")
+      .option("--plan <plan>", "plan (free, pro, self-hosted)", "self-hosted"),
+  ).action((options: { name: string; owner: string; plan: string; json?: boolean }) => {
+    const identity = ctx.openInstance().services.identity;
+    const owner = identity.requireUserByEmail(options.owner);
+    const team = identity.createTeam({ name: options.name, ownerId: owner.id, plan: options.plan });
+    if (options.json) return printJson(ctx.io, toWorkspace(team, "owner"));
+    ctx.info(`Created workspace "${team.name}" (${team.slug}, ${team.id}), plan ${team.plan}, owned by ${owner.email}.`);
+    ctx.io.stdout.write(team.id + "\n");
+  });
+  example(teamsCreate, "outreach admin teams create --name Acme --owner ada@example.com --plan pro");
+
+  const setPlan = teams
+    .command("set-plan")
+    .description("change a workspace's plan and, optionally, override its limits")
+    .requiredOption("--team <slug>", "workspace slug")
+    .requiredOption("--plan <plan>", "plan name")
+    .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
+    .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')")
+    .action((options: { team: string; plan: string; dailySearches?: string; maxContacts?: string }) => {
+      const services = ctx.openInstance().services;
+      const team = services.identity.setPlan({
+        teamSlug: options.team,
+        plan: options.plan,
+        dailySearches: limitValue("--daily-searches", options.dailySearches),
+        maxContacts: limitValue("--max-contacts", options.maxContacts),
+      });
+      const limits = services.plans.limitsFor(team);
+      ctx.info(
+        `${team.slug}: plan ${limits.plan}, daily searches ${limits.dailySearches ?? "unlimited"}, contacts ${limits.maxContacts ?? "unlimited"}, custom sender ${limits.customSender ? "yes" : "no"}.`,
+      );
+    });
+  example(setPlan, "outreach admin teams set-plan --team acme --plan pro", "outreach admin teams set-plan --team acme --plan free --daily-searches 100");
+
+  const members = admin.command("members").description("manage workspace members");
+  const membersAdd = members
+    .command("add")
+    .description("add a user to a workspace (or change their role)")
+    .requiredOption("--team <slug>", "workspace slug")
+    .requiredOption("--email <email>", "the user's email")
+    .requiredOption("--role <role>", "owner, admin or member")
+    .action((options: { team: string; email: string; role: string }) => {
+      const role = Role.safeParse(options.role);
+      if (!role.success) throw new UsageError(`--role must be owner, admin or member (got ${JSON.stringify(options.role)})`);
+      const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: role.data });
+      ctx.info(`${user.email} is now ${role.data} of ${team.slug}.`);
+    });
+  example(membersAdd, "outreach admin members add --team acme --email bob@example.com --role admin");
+
+  const plans = admin.command("plans").description("the plans and their default limits");
+  const plansList = withJson(plans.command("list").description("list plans and their limits")).action((options: { json?: boolean }) => {
+    const rows = ctx.openInstance().services.plans.all();
+    if (options.json) return printJson(ctx.io, rows);
+    printRows(ctx.io, ctx.env, rows, [
+      { header: "PLAN", value: (p) => p.name },
+      { header: "DAILY SEARCHES", value: (p) => p.dailySearches ?? "unlimited" },
+      { header: "CONTACTS", value: (p) => p.maxContacts ?? "unlimited" },
+      { header: "CUSTOM SENDER", value: (p) => (p.customSender ? "yes" : "no") },
+    ]);
+  });
+  example(plansList, "outreach admin plans list");
+  const plansSet = plans
+    .command("set")
+    .description("create a plan or change its default limits")
+    .argument("<plan>", "plan name")
+    .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
+    .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
+    .option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains")
+    .action((name: string, options: { dailySearches?: string; maxContacts?: string; customSender?: string }) => {
+      if (options.customSender !== undefined && !["yes", "no"].includes(options.customSender)) {
+        throw new UsageError("--custom-sender must be yes or no");
+      }
+      const plan = ctx.openInstance().services.plans.set(name, {
+        dailySearches: limitValue("--daily-searches", options.dailySearches),
+        maxContacts: limitValue("--max-contacts", options.maxContacts),
+        customSender: options.customSender === undefined ? undefined : options.customSender === "yes",
+      });
+      ctx.info(`plan ${plan.name}: daily searches ${plan.dailySearches ?? "unlimited"}, contacts ${plan.maxContacts ?? "unlimited"}, custom sender ${plan.customSender ? "yes" : "no"}.`);
+    });
+  example(plansSet, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes");
+
+  const tokens = admin.command("tokens").description("personal access tokens");
+  const tokensCreate = withJson(
+    tokens.command("create").description("issue a new personal access token for a user").requiredOption("--email <email>", "the user's email").option("--name <name>", "a label for the token", "admin"),
+  ).action((options: { email: string; name: string; json?: boolean }) => {
+    const identity = ctx.openInstance().services.identity;
+    const user = identity.requireUserByEmail(options.email);
+    const token = identity.issuePersonalToken(user.id, options.name);
+    if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
+    ctx.info(`New token for ${user.email} (shown once):`);
+    ctx.io.stdout.write(token.raw + "\n");
+  });
+  example(tokensCreate, "outreach admin tokens create --email ada@example.com");
+
+  const backup = admin
+    .command("backup")
+    .description("write a consistent copy of the database (safe while the server runs)")
+    .argument("<file>", "where to write the copy")
+    .action(async (file: string) => {
+      const instance = ctx.openInstance();
+      const destination = resolve(file);
+      await backupDatabase(instance.services.deps.db, destination);
+      ctx.info(`Backed up ${instance.dataDir} to ${destination}. Keep the key file (${instance.dataDir}/secret.key) or OUTREACH_SECRET_KEY too: without it encrypted fields cannot be read.`);
+    });
+  example(backup, "outreach admin backup /backups/outreach-$(date +%F).db");
+}

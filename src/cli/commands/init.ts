@@ -1,0 +1,66 @@
+import { input } from "@inquirer/prompts";
+import type { Command } from "commander";
+import { toUser, toWorkspace } from "../../services/identity.js";
+import { updateConfig } from "../config.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT, UsageError } from "../exit-codes.js";
+import { printJson } from "../output.js";
+import { example } from "./shared.js";
+
+interface InitOptions {
+  name?: string;
+  email?: string;
+  team?: string;
+  plan: string;
+  json?: boolean;
+}
+
+export function registerInit(program: Command, ctx: CommandContext): void {
+  const command = program
+    .command("init")
+    .description("create the data directory, its owner, the first workspace and a personal access token")
+    .option("--name <name>", "your name")
+    .option("--email <email>", "your email address")
+    .option("--team <name>", "name of the first workspace")
+    .option("--plan <plan>", "plan of the workspace (free, pro, self-hosted)", "self-hosted")
+    .option("--json", "print {user, team, token} as JSON")
+    .action(async (options: InitOptions) => {
+      const dataDir = ctx.dataDir();
+      const instance = ctx.openInstance(dataDir);
+      const identity = instance.services.identity;
+      if (identity.users.count() > 0) {
+        throw new CliError(`${dataDir} is already initialised; use \`outreach admin users create\` to add people`, EXIT.conflict);
+      }
+      const values = { name: options.name, email: options.email, team: options.team };
+      const missing = Object.entries(values).filter(([, v]) => !v);
+      // Prompt only when someone is there to answer and nothing was given by flag.
+      const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY && !options.name && !options.email && !options.team;
+      if (missing.length && !interactive) {
+        throw new UsageError(`missing ${missing.map(([k]) => `--${k}`).join(", ")} (no prompts without a terminal)`);
+      }
+      if (interactive) {
+        const promptContext = { input: ctx.io.stdin, output: process.stderr };
+        values.name = await input({ message: "Your name", required: true }, promptContext);
+        values.email = await input({ message: "Your email", required: true }, promptContext);
+        values.team = await input({ message: "Workspace name", default: `${values.name}'s workspace` }, promptContext);
+      }
+      const result = identity.bootstrap({ name: values.name!, email: values.email!, team: values.team!, plan: options.plan });
+      updateConfig(ctx.env, (config) => {
+        config.local = { ...config.local, [dataDir]: { token: result.token } };
+      });
+      const user = toUser(result.user);
+      const team = toWorkspace(result.team, "owner");
+      if (options.json) {
+        printJson(ctx.io, { user, team, token: result.token });
+        return;
+      }
+      ctx.info(`Initialised ${dataDir}: ${user.name} <${user.email}> owns workspace "${team.name}" (${team.slug}, plan ${options.plan}).`);
+      ctx.info("Your personal access token (shown once; saved for local use in the CLI config):");
+      ctx.io.stdout.write(result.token + "\n");
+    });
+  example(
+    command,
+    "outreach init --name Ada --email ada@example.com --team Acme",
+    "outreach init --data-dir ./data --name Ada --email ada@example.com --team Acme --json",
+  );
+}

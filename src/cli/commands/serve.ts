@@ -1,0 +1,53 @@
+import type { Command } from "commander";
+import { createApp } from "../../server/app.js";
+import { startServer } from "../../server/listen.js";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { example } from "./shared.js";
+
+/** How long in-flight requests get to finish after SIGINT/SIGTERM before we stop waiting. */
+const DRAIN_TIMEOUT_MS = 15_000;
+
+export function registerServe(program: Command, ctx: CommandContext): void {
+  const command = program
+    .command("serve")
+    .description("serve the full API over HTTP from the data directory (127.0.0.1 by default)")
+    .option("--host <host>", "address to bind (use 0.0.0.0 only behind a TLS proxy)", "127.0.0.1")
+    .option("--port <port>", "port to listen on", "8787")
+    .action(async (options: { host: string; port: string }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535 (got ${options.port})`);
+      const dataDir = ctx.dataDir();
+      const instance = ctx.openInstance(dataDir);
+      const log = (line: string) => ctx.io.stderr.write(line + "\n");
+      const app = createApp(instance.services, { log });
+      const server = await startServer(app, { host: options.host, port, log });
+      if (instance.services.identity.users.count() === 0) {
+        ctx.warn(`${dataDir} has no users yet: run \`outreach init --data-dir ${dataDir}\` to create one.`);
+      }
+      ctx.info(`outreach API serving ${dataDir}`);
+      ctx.io.stdout.write(`${server.url}\n`);
+
+      await new Promise<void>((resolve) => {
+        let stopped = false;
+        const stop = (signal: string) => {
+          if (stopped) return;
+          stopped = true;
+          process.off("SIGINT", onSigint);
+          process.off("SIGTERM", onSigterm);
+          ctx.info(`${signal}: finishing in-flight requests…`);
+          resolve();
+        };
+        const onSigint = () => stop("SIGINT");
+        const onSigterm = () => stop("SIGTERM");
+        process.once("SIGINT", onSigint);
+        process.once("SIGTERM", onSigterm);
+        ctx.io.signal?.addEventListener("abort", () => stop("interrupt"), { once: true });
+      });
+      app.startDraining();
+      await Promise.race([server.close(), new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS).unref())]);
+      instance.close();
+      ctx.info("stopped");
+    });
+  example(command, "outreach serve", "outreach serve --data-dir /srv/outreach --port 8080", "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0");
+}

@@ -1,0 +1,186 @@
+import { existsSync } from "node:fs";
+import { userInfo } from "node:os";
+import { ApiClient } from "../client/api-client.js";
+import { LocalTransport, RemoteTransport } from "../client/transports.js";
+import type { Clock } from "../core/clock.js";
+import { createApp } from "../server/app.js";
+import type { ServerConfig } from "../services/config.js";
+import { databasePath, openInstance, resolveDataDir, type Instance } from "../services/instance.js";
+import { loadConfig, updateConfig } from "./config.js";
+import { CliError, EXIT } from "./exit-codes.js";
+import type { CliIO } from "./io.js";
+import { paint, useColor } from "./output.js";
+
+/** Options every command accepts (defined on the root program). */
+export interface GlobalOptions {
+  dataDir?: string;
+  baseUrl?: string;
+  token?: string;
+}
+
+/** What tests may inject besides I/O and environment. */
+export interface RunDeps {
+  clock?: Clock;
+  /** Settings overrides for the in-process server (local mode, admin commands). */
+  serverConfig?: Partial<ServerConfig>;
+}
+
+export type Mode = { kind: "remote"; baseUrl: string; token?: string } | { kind: "local"; dataDir: string };
+
+/**
+ * Per-invocation state: I/O, environment, global flags, and the API client, which is
+ * made on first use so `--help` and usage errors never open a database.
+ */
+export class CommandContext {
+  globals: GlobalOptions = {};
+  private instances: Instance[] = [];
+  private clientPromise?: Promise<ApiClient>;
+
+  constructor(
+    readonly io: CliIO,
+    readonly env: NodeJS.ProcessEnv,
+    readonly deps: RunDeps = {},
+  ) {}
+
+  get color() {
+    return paint(useColor(this.io, this.env));
+  }
+
+  /** A line for the user on stderr (never on stdout, which is for data). */
+  info(message: string): void {
+    this.io.stderr.write(message + "\n");
+  }
+
+  warn(message: string): void {
+    this.io.stderr.write(this.color.yellow("! ") + message + "\n");
+  }
+
+  dataDir(): string {
+    return resolveDataDir(this.globals.dataDir, this.env);
+  }
+
+  /**
+   * Remote when a base URL is given (flag or environment); local when a data directory
+   * is given; otherwise the saved remote login if there is one, else local.
+   */
+  mode(): Mode {
+    const baseUrl = this.globals.baseUrl ?? this.env.OUTREACH_BASE_URL;
+    const explicitToken = this.globals.token ?? this.env.OUTREACH_TOKEN;
+    if (baseUrl) {
+      const saved = loadConfig(this.env).remote;
+      const token = explicitToken ?? (saved && sameUrl(saved.baseUrl, baseUrl) ? saved.token : undefined);
+      return { kind: "remote", baseUrl: normaliseBaseUrl(baseUrl), token };
+    }
+    if (this.globals.dataDir || this.env.OUTREACH_DATA_DIR) return { kind: "local", dataDir: this.dataDir() };
+    const saved = loadConfig(this.env).remote;
+    if (saved) return { kind: "remote", baseUrl: saved.baseUrl, token: explicitToken ?? saved.token };
+    return { kind: "local", dataDir: this.dataDir() };
+  }
+
+  /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
+  openInstance(dataDir = this.dataDir()): Instance {
+    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: this.deps.serverConfig });
+    this.instances.push(instance);
+    return instance;
+  }
+
+  client(): Promise<ApiClient> {
+    this.clientPromise ??= this.makeClient();
+    return this.clientPromise;
+  }
+
+  private async makeClient(): Promise<ApiClient> {
+    const mode = this.mode();
+    if (mode.kind === "remote") {
+      if (!mode.token) {
+        throw new CliError(`no token for ${mode.baseUrl}: pass --token, set OUTREACH_TOKEN, or run \`outreach auth login\``, EXIT.auth);
+      }
+      return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token);
+    }
+    const instance = this.openInstance(mode.dataDir);
+    const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
+    const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
+    return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
+  }
+
+  /**
+   * The token for a local data directory: the saved one, or on first use a fresh
+   * directory initialised with defaults. Whoever can read the data directory can act
+   * as its owner anyway (as `outreach admin` does), so a missing token is re-issued.
+   */
+  private localToken(instance: Instance): string {
+    const dataDir = instance.dataDir;
+    const saved = loadConfig(this.env).local?.[dataDir]?.token;
+    const identity = instance.services.identity;
+    if (saved && this.tokenWorks(instance, saved)) return saved;
+    let token: string;
+    if (identity.users.count() === 0) {
+      const name = safeUserName(this.env);
+      const result = identity.bootstrap({ name, email: `${slugUser(name)}@localhost`, team: "Personal", plan: "self-hosted" });
+      token = result.token;
+      this.info(`Initialised a new data directory at ${dataDir} (user ${result.user.email}, workspace "${result.team.name}", plan self-hosted).`);
+      this.info("Run `outreach init` instead to choose the name, email and workspace.");
+    } else {
+      const owner = instance.services.deps.db
+        .prepare("SELECT u.id, u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.role = 'owner' ORDER BY m.created_at LIMIT 1")
+        .get() as { id: string; email: string } | undefined;
+      if (!owner) throw new CliError(`the data directory ${dataDir} has no workspace owner; use \`outreach admin\` to create one`, EXIT.auth);
+      token = identity.issuePersonalToken(owner.id, "cli").raw;
+      this.info(`No saved token for ${dataDir}: issued a new one for ${owner.email}.`);
+    }
+    updateConfig(this.env, (config) => {
+      config.local = { ...config.local, [dataDir]: { token } };
+    });
+    return token;
+  }
+
+  private tokenWorks(instance: Instance, token: string): boolean {
+    try {
+      instance.services.auth.authenticate(`Bearer ${token}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  isInitialised(dataDir: string): boolean {
+    return existsSync(databasePath(dataDir));
+  }
+
+  close(): void {
+    for (const instance of this.instances.splice(0)) instance.close();
+  }
+}
+
+function normaliseBaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--base-url ${JSON.stringify(url)} is not a URL (expected e.g. http://127.0.0.1:8787)`, EXIT.usage);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new CliError(`--base-url must be an http:// or https:// URL`, EXIT.usage);
+  }
+  return parsed.toString().replace(/\/+$/, "");
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return normaliseBaseUrl(a) === normaliseBaseUrl(b);
+  } catch {
+    return false;
+  }
+}
+
+function safeUserName(env: NodeJS.ProcessEnv): string {
+  try {
+    return env.USER || userInfo().username || "Local user";
+  } catch {
+    return "Local user";
+  }
+}
+
+function slugUser(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "me";
+}

@@ -1,0 +1,97 @@
+import { Command, CommanderError } from "commander";
+import { ApiError } from "../client/api-client.js";
+import { CommandContext, type RunDeps } from "./context.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+import { processIO, type CliIO } from "./io.js";
+import { registerAdmin } from "./commands/admin.js";
+import { registerAuth } from "./commands/auth.js";
+import { registerInit } from "./commands/init.js";
+import { registerServe } from "./commands/serve.js";
+import { registerTeams } from "./commands/teams.js";
+import { registerWhoami } from "./commands/whoami.js";
+
+export const VERSION = "0.1.0";
+
+/** Every command group; each file adds its `<noun> <verb>` commands. */
+const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerServe, registerAdmin];
+
+function buildProgram(ctx: CommandContext): Command {
+  const program = new Command("outreach")
+    .description("Find local businesses, enrich them from their own websites, and run email outreach.")
+    .version(VERSION, "-V, --version")
+    .option("--data-dir <dir>", "local data directory (env OUTREACH_DATA_DIR; default $XDG_DATA_HOME/outreach)")
+    .option("--base-url <url>", "talk to a remote outreach server (env OUTREACH_BASE_URL)")
+    .option("--token <token>", "API token for the server (env OUTREACH_TOKEN)")
+    .showHelpAfterError("(run with --help for usage)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ outreach init --name Ada --email ada@example.com --team Acme
+  $ outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf
+  $ outreach leads search --location Vaduz --keywords dentist --radius 10
+  $ outreach serve --port 8787
+
+Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 not found, 4 unauthorized or forbidden,
+5 conflict, 6 quota, rate limit or provider failure, 130 interrupted.`,
+    );
+  program.hook("preAction", (_this, action) => {
+    ctx.globals = action.optsWithGlobals();
+  });
+  for (const register of COMMAND_GROUPS) register(program, ctx);
+  return program;
+}
+
+/** commander does not pass these down through addCommand(): apply them to every command. */
+function configureTree(command: Command, io: CliIO): void {
+  command.exitOverride();
+  command.configureOutput({
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+    outputError: (s, write) => write(s),
+  });
+  for (const sub of command.commands) configureTree(sub, io);
+}
+
+/** Run the CLI with injected I/O; returns the exit code and never calls process.exit. */
+export async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, deps: RunDeps = {}): Promise<number> {
+  const ctx = new CommandContext(io, env, deps);
+  const program = buildProgram(ctx);
+  configureTree(program, io);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return EXIT.ok;
+      // commander has already printed its message.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const code = exitCodeFor(err);
+    if (code === EXIT.interrupted) {
+      io.stderr.write("interrupted\n");
+      return code;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    const prefix = err instanceof ApiError ? `error (HTTP ${err.status})` : "error";
+    io.stderr.write(`${ctx.color.red(prefix)}: ${message}\n`);
+    if (code === EXIT.error && !(err instanceof ApiError) && env.OUTREACH_DEBUG && err instanceof Error && err.stack) {
+      io.stderr.write(err.stack + "\n");
+    }
+    return code;
+  } finally {
+    ctx.close();
+  }
+}
+
+/** The process entry point (bin/outreach.js). */
+export async function main(): Promise<number> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    return await run(process.argv.slice(2), processIO(controller.signal), process.env);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

@@ -1,0 +1,140 @@
+import { getRouterParams, H3, type H3Event } from "h3";
+import { AppError, forbidden } from "../core/errors.js";
+import { parseOrThrow } from "../core/validation.js";
+import type { Principal } from "../services/auth.js";
+import type { Services } from "../services/index.js";
+import { readJsonBody } from "./body.js";
+import { corsHeaders, preflightHeaders } from "./cors.js";
+import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { patternToRegExp, type RouteContext, type RouteSpec } from "./route.js";
+import { allRoutes } from "./routes/index.js";
+
+export interface ApiApp {
+  /** A fetch handler: used in-process by the CLI's local transport and by `serve`. */
+  fetch(request: Request): Promise<Response>;
+  h3: H3;
+  routes: readonly RouteSpec[];
+  /** Answer new requests with 503 while in-flight ones finish (graceful shutdown). */
+  startDraining(): void;
+}
+
+export interface CreateAppOptions {
+  log?: Logger;
+  /** Replace the route table (tests of the framework itself). */
+  routes?: readonly RouteSpec[];
+}
+
+const NDJSON = "application/x-ndjson";
+
+function wantsNdjson(request: Request): boolean {
+  return (request.headers.get("accept") ?? "").toLowerCase().includes(NDJSON);
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const merged = new Headers(response.headers);
+  for (const [k, v] of Object.entries({ ...API_HEADERS, ...headers })) if (!merged.has(k)) merged.set(k, v);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+}
+
+export function createApp(services: Services, options: CreateAppOptions = {}): ApiApp {
+  const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const routes = options.routes ?? allRoutes;
+  const cors = services.deps.config.corsOrigins;
+  let draining = false;
+
+  const h3 = new H3({
+    // Errors h3 raises itself (a malformed URL, say) get our body shape too.
+    onError: (error) => jsonResponse(error.status >= 400 && error.status < 500 ? error.status : 500, {
+      error: error.status >= 400 && error.status < 500 ? error.message || "bad request" : "internal error",
+    }),
+  });
+
+  function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
+    if (spec.auth === "none") return undefined;
+    const principal = services.auth.authenticate(request.headers.get("authorization"));
+    if (spec.auth === "user" && principal.kind !== "pat") throw forbidden("this endpoint needs a personal access token, not a team API key");
+    if (spec.auth === "team-key" && principal.kind !== "key") throw forbidden("this endpoint needs a team API key, not a personal access token");
+    return principal;
+  }
+
+  function rateLimit(principal: Principal | undefined, headers: Record<string, string>): void {
+    if (!principal || !services.rateLimiter.enabled) return;
+    const decision = services.rateLimiter.take(principal.tokenId);
+    headers["x-ratelimit-limit"] = String(decision.limit);
+    headers["x-ratelimit-remaining"] = String(decision.remaining);
+    headers["x-ratelimit-reset"] = String(decision.resetAt);
+    if (!decision.allowed) {
+      throw new AppError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`, {
+        headers: { "retry-after": String(decision.retryAfterSeconds) },
+      });
+    }
+  }
+
+  function mount(spec: RouteSpec): void {
+    h3.on(spec.method, spec.path, async (event: H3Event) => {
+      const request = event.req as Request;
+      const headers: Record<string, string> = corsHeaders(cors, request.headers.get("origin"));
+      const style = spec.errorStyle ?? "plain";
+      let principal: Principal | undefined;
+      try {
+        if (draining) throw new AppError("shutting_down", "the server is shutting down");
+        principal = authenticate(spec, request);
+        rateLimit(principal, headers);
+        const params = getRouterParams(event, { decode: true }) as Record<string, string>;
+        const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
+        const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
+        const ctx: RouteContext<unknown, unknown> = {
+          event,
+          request,
+          services,
+          principal: principal!,
+          body,
+          query,
+          params,
+          signal: request.signal,
+          wantsNdjson: spec.ndjson === true && wantsNdjson(request),
+        };
+        const result = await spec.handler(ctx as never);
+        if (result instanceof Response) return withHeaders(result, headers);
+        return jsonResponse(spec.successStatus ?? 200, result, headers);
+      } catch (err) {
+        const extra = () => (principal && spec.errorBody ? spec.errorBody(services, principal) : {});
+        const response = errorResponse(err, style, log, extra);
+        return withHeaders(response, headers);
+      }
+    });
+  }
+
+  for (const spec of routes) mount(spec);
+
+  const openapi = () => buildOpenApiDocument(routes);
+  h3.get("/api/v1/openapi.json", () => jsonResponse(200, openapi(), corsHeaders(cors, null)));
+  h3.get("/healthz", () => jsonResponse(draining ? 503 : 200, { status: draining ? "shutting_down" : "ok" }));
+
+  const patterns = [
+    ...routes.map((r) => ({ method: r.method, regexp: patternToRegExp(r.path) })),
+    { method: "GET", regexp: patternToRegExp("/api/v1/openapi.json") },
+    { method: "GET", regexp: patternToRegExp("/healthz") },
+  ];
+  // Anything no route took: 405 when the path exists with other methods, else 404.
+  h3.all("/**", (event: H3Event) => {
+    const request = event.req as Request;
+    const allowed = [...new Set(patterns.filter((p) => p.regexp.test(event.url.pathname)).map((p) => p.method))];
+    if (allowed.length === 0) return jsonResponse(404, { error: `no route for ${request.method} ${event.url.pathname}` });
+    const allow = allowed.join(", ");
+    if (request.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: { allow, ...API_HEADERS, ...preflightHeaders(cors, request.headers.get("origin"), allow) } });
+    }
+    return jsonResponse(405, { error: `method ${request.method} is not allowed on ${event.url.pathname} (allowed: ${allow})` }, { allow });
+  });
+
+  return {
+    h3,
+    routes,
+    fetch: async (request: Request) => h3.fetch(request),
+    startDraining() {
+      draining = true;
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { ErrorBody } from "../core/schemas/common.js";
+import type { RouteSpec } from "./route.js";
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Invalid request: the message names each bad field and why",
+  401: "Missing, malformed, unknown, expired or revoked token, or no active workspace",
+  403: "The role or plan forbids it, or a quota or limit is reached",
+  404: "Unknown id, or an id of another workspace",
+  405: "Method not allowed on this path",
+  409: "Conflict with the current state",
+  413: "Body larger than 1 MiB",
+  415: "Body is not JSON",
+  429: "Rate limit exceeded (see Retry-After)",
+  500: "Provider failure or unexpected error",
+  503: "The server is shutting down",
+};
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}
+
+/** Strip what JSON Schema emits per document but an embedded OpenAPI 3.1 schema does not want. */
+function clean(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * OpenAPI 3.1 generated from the route table: the same zod schemas that validate
+ * requests describe them here, so the document cannot drift from the code.
+ */
+export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  const refs = new Map<z.ZodType, string>();
+  const ref = (schema: z.ZodType, fallbackId: string) => {
+    let id = refs.get(schema);
+    if (!id) {
+      id = (z.globalRegistry.get(schema)?.id as string | undefined) ?? fallbackId;
+      refs.set(schema, id);
+      registry.add(schema, { id });
+    }
+    return { $ref: `#/components/schemas/${id}` };
+  };
+  // Register first, convert once: shared schemas become components referenced by name.
+  const pending: Array<() => void> = [];
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorRef = ref(ErrorBody, "Error");
+
+  for (const route of routes) {
+    const op: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+    };
+    const notes: string[] = [];
+    if (route.endpoint) notes.push(`service-api.md endpoint ${route.endpoint}.`);
+    if (route.addition) notes.push("Addition: not in service-api.md (see docs/api.md).");
+    if (route.description) notes.push(route.description);
+    if (notes.length) op.description = notes.join(" ");
+    if (route.addition) op["x-addition"] = true;
+    if (route.auth === "none") op.security = [];
+    else if (route.auth === "team-key") op.security = [{ teamApiKey: [] }];
+
+    const parameters: unknown[] = [];
+    for (const match of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
+      parameters.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
+    }
+    if (route.query) {
+      const json = z.toJSONSchema(route.query, { io: "input", unrepresentable: "any" }) as {
+        properties?: Record<string, unknown>;
+        required?: string[];
+      };
+      for (const [name, schema] of Object.entries(json.properties ?? {})) {
+        parameters.push({ name, in: "query", required: json.required?.includes(name) ?? false, schema });
+      }
+    }
+    if (parameters.length) op.parameters = parameters;
+
+    if (route.body) {
+      const bodySchema = route.body;
+      pending.push(() => {
+        op.requestBody = { required: true, content: { "application/json": { schema: ref(bodySchema, `${route.operationId}Body`) } } };
+      });
+    }
+    const responseSchema = route.response;
+    pending.push(() => {
+      const content: Record<string, unknown> = { "application/json": { schema: ref(responseSchema, `${route.operationId}Response`) } };
+      if (route.ndjson) {
+        content["application/x-ndjson"] = {
+          schema: { type: "string", description: "One JSON object a line: progress lines, then exactly one complete or error line." },
+        };
+      }
+      const responses: Record<string, unknown> = {
+        [String(route.successStatus ?? 200)]: { description: "Success", content },
+      };
+      const statuses = new Set<number>(route.errors ?? []);
+      if (route.auth !== "none") [401, 429].forEach((s) => statuses.add(s));
+      if (route.body) [400, 413, 415].forEach((s) => statuses.add(s));
+      if (route.query || route.path.includes(":")) statuses.add(400);
+      if (route.path.includes(":")) statuses.add(404);
+      for (const status of [...statuses].sort()) {
+        responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", content: { "application/json": { schema: errorRef } } };
+      }
+      op.responses = responses;
+    });
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = op;
+  }
+  for (const run of pending) run();
+
+  const components = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io: "output",
+    unrepresentable: "any",
+  }) as { schemas: Record<string, Record<string, unknown>> };
+  const schemas: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries(components.schemas)) schemas[id] = clean(schema);
+
+  paths["/healthz"] = {
+    get: {
+      operationId: "health",
+      summary: "Liveness check",
+      tags: ["system"],
+      security: [],
+      "x-addition": true,
+      responses: { "200": { description: "Serving" }, "503": { description: "Shutting down" } },
+    },
+  };
+  paths["/api/v1/openapi.json"] = {
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      tags: ["system"],
+      security: [],
+      "x-addition": true,
+      responses: { "200": { description: "OpenAPI 3.1 document" } },
+    },
+  };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "outreach API",
+      version: "1.0.0",
+      description:
+        "Local-business lead search, enrichment, contacts, campaigns, sending domains, brand settings, team API keys and workspaces. " +
+        "Operations marked x-addition are this project's additions to service-api.md.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "Personal access token (otr_pat_…)" },
+        teamApiKey: { type: "http", scheme: "bearer", description: "Team API key (otr_key_…) with the scopes the operation needs" },
+      },
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { isIP } from "node:net";
+
+/**
+ * The server's settings, read once from the environment (decisions.md, "Server
+ * settings"). Every value is checked here so a typo fails at start-up with a message
+ * naming the variable, rather than at the first request.
+ */
+export interface ServerConfig {
+  /** Requests per minute per token; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** Website enrichment on/off (`OUTREACH_ENRICH=0` for air-gapped use). */
+  enrich: boolean;
+  /** Total enrichment time budget of one search, in milliseconds. */
+  enrichBudgetMs: number;
+  /** CIDRs the website fetcher may reach although they are not public (tests, private deployments). */
+  fetchAllow: string[];
+  /** `host[:port]` DNS servers for sending-domain verification; empty: the system's resolvers. */
+  dnsServers: string[];
+  /** Origins allowed by CORS; empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** The User-Agent of the website fetcher. */
+  userAgent: string;
+  /** Host that return-path CNAMEs of sending domains point to. */
+  bounceHost: string;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+function cidr(value: string, name: string): string {
+  const [address, bits, ...rest] = value.split("/");
+  const family = isIP(address ?? "");
+  const maxBits = family === 6 ? 128 : 32;
+  const prefix = bits === undefined ? maxBits : Number(bits);
+  if (!family || rest.length || !Number.isInteger(prefix) || prefix < 0 || prefix > maxBits) {
+    throw new ConfigError(`${name}: ${JSON.stringify(value)} is not an IP address or CIDR range`);
+  }
+  return `${address}/${prefix}`;
+}
+
+export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
+  if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
+    throw new ConfigError(`OUTREACH_ENRICH must be 0 or 1 (got ${JSON.stringify(env.OUTREACH_ENRICH)})`);
+  }
+  return {
+    rateLimitPerMinute: integer(env, "OUTREACH_RATE_LIMIT", 120, 0, 1_000_000),
+    enrich: !["0", "false", "off", "no"].includes(enrichRaw),
+    enrichBudgetMs: integer(env, "OUTREACH_ENRICH_BUDGET_MS", 8000, 100, 600_000),
+    fetchAllow: list(env.OUTREACH_FETCH_ALLOW).map((v) => cidr(v, "OUTREACH_FETCH_ALLOW")),
+    dnsServers: list(env.OUTREACH_DNS_SERVERS),
+    corsOrigins: list(env.OUTREACH_CORS_ORIGINS),
+    userAgent: env.OUTREACH_USER_AGENT?.trim() || "outreach/0.1 (+https://github.com/outreach-cli/outreach; lead enrichment)",
+    bounceHost: env.OUTREACH_BOUNCE_HOST?.trim() || "bounces.outreach.localhost",
+  };
+}

@@ -1,0 +1,173 @@
+import type { Clock } from "../core/clock.js";
+import { badRequest, conflict, notFound } from "../core/errors.js";
+import { newId } from "../core/ids.js";
+import { issueToken } from "../core/tokens.js";
+import type { Role, Workspace } from "../core/schemas/team.js";
+import type { User } from "../core/schemas/user.js";
+import type { Db } from "../store/db.js";
+import { PersonalTokensRepo } from "../store/personal-tokens.js";
+import { TeamsRepo, type TeamRow } from "../store/teams.js";
+import { UsersRepo, type UserRow } from "../store/users.js";
+import type { PlanService } from "./plans.js";
+
+export const toUser = (row: UserRow): User => ({ id: row.id, name: row.name, email: row.email });
+
+export const toWorkspace = (team: TeamRow, role: Role): Workspace => ({
+  id: team.id,
+  name: team.name,
+  slug: team.slug,
+  role,
+  isBetaTester: team.is_beta_tester === 1,
+});
+
+/** `Acme Dental GmbH` → `acme-dental-gmbh`; accents folded, at most 48 characters. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48)
+    .replace(/-+$/g, "");
+  return slug || "team";
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Users, workspaces, memberships and personal access tokens: what `outreach init` and
+ * `outreach admin` manage. API routes read through AuthService and TeamService.
+ */
+export class IdentityService {
+  readonly users: UsersRepo;
+  readonly teams: TeamsRepo;
+  readonly tokens: PersonalTokensRepo;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly plans: PlanService,
+  ) {
+    this.users = new UsersRepo(db);
+    this.teams = new TeamsRepo(db);
+    this.tokens = new PersonalTokensRepo(db);
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  createUser(input: { name: string; email: string }): UserRow {
+    const name = input.name.trim();
+    const email = input.email.trim();
+    if (!name || name.length > 200) throw badRequest("name must be 1 to 200 characters long");
+    if (!EMAIL.test(email) || email.length > 254) throw badRequest(`email ${JSON.stringify(email)} is not a valid email address`);
+    if (this.users.byEmail(email)) throw conflict(`a user with email ${email} already exists`);
+    const row: UserRow = { id: newId("usr"), name, email, active_team_id: null, created_at: this.now() };
+    this.users.insert(row);
+    return row;
+  }
+
+  requireUserByEmail(email: string): UserRow {
+    const user = this.users.byEmail(email.trim());
+    if (!user) throw notFound(`no user with email ${email}`);
+    return user;
+  }
+
+  requireTeamBySlug(slug: string): TeamRow {
+    const team = this.teams.bySlug(slug);
+    if (!team) throw notFound(`no workspace with slug ${slug}`);
+    return team;
+  }
+
+  private uniqueSlug(name: string): string {
+    const base = slugify(name);
+    let slug = base;
+    for (let i = 2; this.teams.slugExists(slug); i++) slug = `${base}-${i}`;
+    return slug;
+  }
+
+  /** A workspace with its owner; becomes the owner's active workspace if they had none. */
+  createTeam(input: { name: string; ownerId: string; plan: string; isBetaTester?: boolean }): TeamRow {
+    const name = input.name.trim();
+    if (!name || name.length > 200) throw badRequest("team name must be 1 to 200 characters long");
+    this.plans.assertKnown(input.plan);
+    return this.db
+      .transaction(() => {
+        const owner = this.users.byId(input.ownerId);
+        if (!owner) throw notFound("owner not found");
+        const team: TeamRow = {
+          id: newId("team"),
+          name,
+          slug: this.uniqueSlug(name),
+          is_beta_tester: input.isBetaTester ? 1 : 0,
+          plan: input.plan,
+          daily_searches_override: null,
+          max_contacts_override: null,
+          created_at: this.now(),
+        };
+        this.teams.insert(team);
+        this.teams.addMember({ team_id: team.id, user_id: owner.id, role: "owner", created_at: this.now() });
+        if (!owner.active_team_id) this.users.setActiveTeam(owner.id, team.id);
+        return team;
+      })
+      .immediate();
+  }
+
+  addMember(input: { teamSlug: string; email: string; role: Role }): { team: TeamRow; user: UserRow } {
+    return this.db
+      .transaction(() => {
+        const team = this.requireTeamBySlug(input.teamSlug);
+        const user = this.requireUserByEmail(input.email);
+        this.teams.addMember({ team_id: team.id, user_id: user.id, role: input.role, created_at: this.now() });
+        if (!user.active_team_id) this.users.setActiveTeam(user.id, team.id);
+        return { team, user };
+      })
+      .immediate();
+  }
+
+  setPlan(input: { teamSlug: string; plan: string; dailySearches?: number | null; maxContacts?: number | null }): TeamRow {
+    this.plans.assertKnown(input.plan);
+    const team = this.requireTeamBySlug(input.teamSlug);
+    const daily = input.dailySearches === undefined ? team.daily_searches_override : input.dailySearches === null ? -1 : input.dailySearches;
+    const contacts = input.maxContacts === undefined ? team.max_contacts_override : input.maxContacts === null ? -1 : input.maxContacts;
+    // A plan change without explicit limits drops the old overrides: they belonged to the old plan.
+    const planChanged = team.plan !== input.plan;
+    this.teams.setPlan(
+      team.id,
+      input.plan,
+      planChanged && input.dailySearches === undefined ? null : daily,
+      planChanged && input.maxContacts === undefined ? null : contacts,
+    );
+    return this.teams.byId(team.id)!;
+  }
+
+  /** A new personal access token; the raw value is returned once and never stored. */
+  issuePersonalToken(userId: string, name = "cli"): { id: string; raw: string } {
+    const token = issueToken("pat");
+    const id = newId("tok");
+    this.tokens.insert({
+      id,
+      user_id: userId,
+      name,
+      token_hash: token.hash,
+      display_prefix: token.displayPrefix,
+      created_at: this.now(),
+      expires_at: null,
+    });
+    return { id, raw: token.raw };
+  }
+
+  /** The first user, their workspace and a token, in one transaction: what `outreach init` does. */
+  bootstrap(input: { name: string; email: string; team: string; plan: string }): { user: UserRow; team: TeamRow; token: string } {
+    return this.db
+      .transaction(() => {
+        const user = this.createUser({ name: input.name, email: input.email });
+        const team = this.createTeam({ name: input.team, ownerId: user.id, plan: input.plan });
+        const token = this.issuePersonalToken(user.id, "init");
+        return { user: this.users.byId(user.id)!, team, token: token.raw };
+      })
+      .immediate();
+  }
+}

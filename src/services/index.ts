@@ -1,0 +1,36 @@
+import type { Clock } from "../core/clock.js";
+import type { Keyring } from "../core/crypto.js";
+import type { Db } from "../store/db.js";
+import { AuthService } from "./auth.js";
+import type { ServerConfig } from "./config.js";
+import { IdentityService } from "./identity.js";
+import { PlanService } from "./plans.js";
+import { RateLimiter } from "./rate-limit.js";
+import { TeamService } from "./teams.js";
+
+/** What every service may depend on. Services get these, never an HTTP event or a terminal. */
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  keyring: Keyring;
+  config: ServerConfig;
+  dataDir: string;
+}
+
+export interface Services {
+  deps: ServiceDeps;
+  plans: PlanService;
+  identity: IdentityService;
+  auth: AuthService;
+  teams: TeamService;
+  rateLimiter: RateLimiter;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const plans = new PlanService(deps.db);
+  const identity = new IdentityService(deps.db, deps.clock, plans);
+  const auth = new AuthService(deps.db, deps.clock);
+  const teams = new TeamService(deps.db);
+  const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
+  return { deps, plans, identity, auth, teams, rateLimiter };
+}

@@ -1,0 +1,58 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { systemClock, type Clock } from "../core/clock.js";
+import { loadKeyring } from "../core/crypto.js";
+import { DATABASE_FILE_NAME, openDatabase } from "../store/db.js";
+import { loadServerConfig, type ServerConfig } from "./config.js";
+import { createServices, type Services } from "./index.js";
+
+/** `--data-dir`, else `OUTREACH_DATA_DIR`, else `$XDG_DATA_HOME/outreach` (`~/.local/share/outreach`). */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.OUTREACH_DATA_DIR) return resolve(env.OUTREACH_DATA_DIR);
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
+  return resolve(base, "outreach");
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, DATABASE_FILE_NAME);
+}
+
+/** One opened data directory: its database, keys, settings and services. Close it once. */
+export interface Instance {
+  dataDir: string;
+  services: Services;
+  close(): void;
+}
+
+export interface OpenInstanceOptions {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** Overrides of settings that would otherwise come from the environment (tests). */
+  config?: Partial<ServerConfig>;
+}
+
+export function openInstance(options: OpenInstanceOptions): Instance {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock;
+  const config = { ...loadServerConfig(env), ...options.config };
+  const db = openDatabase(databasePath(options.dataDir));
+  try {
+    const keyring = loadKeyring(options.dataDir, env, clock.now());
+    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir });
+    let closed = false;
+    return {
+      dataDir: options.dataDir,
+      services,
+      close() {
+        if (closed) return;
+        closed = true;
+        db.close();
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { MIGRATIONS, type Migration } from "./migrations/index.js";
+
+export type Db = Database.Database;
+
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+export const DATABASE_FILE_NAME = "outreach.db";
+
+/**
+ * Open (creating if needed) the SQLite database and bring its schema up to date.
+ * Pragmas in PocketBase's order: busy_timeout first so that even the pragmas below
+ * wait for a lock instead of failing. A database written by a newer program is
+ * refused before anything (not even the journal mode) is changed.
+ */
+export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  try {
+    db.pragma("busy_timeout = 5000");
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > migrations.length) {
+      throw new StoreError(
+        `the database ${file} has schema version ${version}, newer than this program understands (${migrations.length}); ` +
+          "upgrade outreach to use it (it was left untouched)",
+      );
+    }
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    migrate(db, migrations);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Apply pending migrations. Each runs in its own immediate transaction together with
+ * its `user_version` bump, so a failing migration rolls back schema and version alike.
+ * Versions are positions in the append-only list: never reorder or edit a shipped one.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number {
+  let version = db.pragma("user_version", { simple: true }) as number;
+  for (let i = version; i < migrations.length; i++) {
+    const migration = migrations[i]!;
+    db.transaction(() => {
+      migration.up(db);
+      db.pragma(`user_version = ${i + 1}`);
+    }).immediate();
+    version = i + 1;
+  }
+  return version;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/** A consistent copy of a live database through SQLite's online backup API. */
+export async function backupDatabase(db: Db, destination: string): Promise<void> {
+  mkdirSync(dirname(destination), { recursive: true });
+  await db.backup(destination);
+}

@@ -1,0 +1,13 @@
+import type { Db } from "../db.js";
+import { identity } from "./001-identity.js";
+
+export interface Migration {
+  name: string;
+  up(db: Db): void;
+}
+
+/**
+ * Append-only. A migration's version is its position in this list (1-based) and is
+ * stored in `PRAGMA user_version`. Add new ones at the end; never edit a shipped one.
+ */
+export const MIGRATIONS: readonly Migration[] = [identity];

@@ -1,0 +1,30 @@
+import type { Db } from "./db.js";
+
+export interface PlanRow {
+  name: string;
+  daily_searches: number | null;
+  max_contacts: number | null;
+  custom_sender: number;
+}
+
+export class PlansRepo {
+  constructor(private readonly db: Db) {}
+
+  all(): PlanRow[] {
+    return this.db.prepare("SELECT * FROM plans ORDER BY name").all() as PlanRow[];
+  }
+
+  byName(name: string): PlanRow | undefined {
+    return this.db.prepare("SELECT * FROM plans WHERE name = ?").get(name) as PlanRow | undefined;
+  }
+
+  upsert(row: PlanRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO plans (name, daily_searches, max_contacts, custom_sender) VALUES (@name, @daily_searches, @max_contacts, @custom_sender)
+         ON CONFLICT(name) DO UPDATE SET daily_searches = excluded.daily_searches, max_contacts = excluded.max_contacts,
+           custom_sender = excluded.custom_sender`,
+      )
+      .run(row);
+  }
+}

@@ -1,0 +1,35 @@
+import type { Db } from "./db.js";
+
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  active_team_id: string | null;
+  created_at: string;
+}
+
+export class UsersRepo {
+  constructor(private readonly db: Db) {}
+
+  insert(row: Omit<UserRow, "active_team_id"> & { active_team_id?: string | null }): void {
+    this.db
+      .prepare("INSERT INTO users (id, name, email, active_team_id, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(row.id, row.name, row.email, row.active_team_id ?? null, row.created_at);
+  }
+
+  byId(id: string): UserRow | undefined {
+    return this.db.prepare("SELECT * FROM users WHERE id = ?").get(id) as UserRow | undefined;
+  }
+
+  byEmail(email: string): UserRow | undefined {
+    return this.db.prepare("SELECT * FROM users WHERE email = ?").get(email) as UserRow | undefined;
+  }
+
+  setActiveTeam(userId: string, teamId: string | null): void {
+    this.db.prepare("UPDATE users SET active_team_id = ? WHERE id = ?").run(teamId, userId);
+  }
+
+  count(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+  }
+}
