@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { Quota } from "./quota.js";
+
+/** service-api.md 2.1: the body of the lead search. Every bound is enforced (400 names the field). */
+export const SearchInput = z
+  .strictObject({
+    location: z.string().trim().min(1).max(300),
+    keywords: z.string().trim().min(1).max(200),
+    radiusKm: z.number().int().min(1).max(100).nullable().optional(),
+    pageToken: z.string().min(1).max(8192).nullable().optional(),
+    locationPlaceId: z.string().min(1).max(512).nullable().optional(),
+    lat: z.number().min(-90).max(90).nullable().optional(),
+    lng: z.number().min(-180).max(180).nullable().optional(),
+  })
+  .meta({ id: "SearchInput" });
+export type SearchInput = z.infer<typeof SearchInput>;
+
+export const Socials = z
+  .object({
+    linkedin: z.string().max(2048).optional(),
+    facebook: z.string().max(2048).optional(),
+    twitter: z.string().max(2048).optional(),
+    instagram: z.string().max(2048).optional(),
+  })
+  .meta({ id: "Socials" });
+export type Socials = z.infer<typeof Socials>;
+
+export const BusinessSource = z
+  .object({
+    url: z.string().max(2048).regex(/^https?:\/\//i, "must start with http:// or https://"),
+    title: z.string().max(300),
+  })
+  .meta({ id: "BusinessSource" });
+export type BusinessSource = z.infer<typeof BusinessSource>;
+
+/** service-api.md 2.3. Producers trim, cap and drop invalid values rather than emit them. */
+export const Lead = z
+  .object({
+    placeId: z.string().min(1).max(512),
+    name: z.string().min(1).max(300),
+    address: z.string().min(1).max(500),
+    lat: z.number().min(-90).max(90),
+    lng: z.number().min(-180).max(180),
+    website: z.string().max(2048).nullable(),
+    domain: z.string().max(253).nullable(),
+    phone: z.string().max(64).nullable(),
+    rating: z.number().min(0).max(5).nullable(),
+    categories: z.array(z.string().min(1).max(80)).max(30),
+    email: z.string().max(254).nullable(),
+    socials: Socials.nullable(),
+    businessSummary: z.string().max(1200).optional(),
+    businessSources: z.array(BusinessSource).max(4).optional(),
+    enrichmentPending: z.boolean().optional(),
+  })
+  .meta({ id: "Lead" });
+export type Lead = z.infer<typeof Lead>;
+
+export const Center = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) });
+
+/** service-api.md 2.2. */
+export const SearchResult = z
+  .object({
+    center: Center,
+    leads: z.array(Lead),
+    nextPageToken: z.string().nullable(),
+    quota: Quota.optional(),
+    enrichmentRetryToken: z.string().nullable().optional(),
+  })
+  .meta({ id: "SearchResult" });
+export type SearchResult = z.infer<typeof SearchResult>;
+
+/** Endpoint 2 body. */
+export const EnrichmentRetryInput = z.strictObject({ token: z.uuid() }).meta({ id: "EnrichmentRetryInput" });
+export const EnrichmentRetryResult = z.object({ leads: z.array(Lead) }).meta({ id: "EnrichmentRetryResult" });
