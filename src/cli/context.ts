@@ -116,7 +116,7 @@ export class CommandContext {
     let token: string;
     if (identity.users.count() === 0) {
       const name = safeUserName(this.env);
-      const result = identity.bootstrap({ name, email: `${slugUser(name)}@localhost`, team: "Personal", plan: "self-hosted" });
+      const result = identity.bootstrap({ name, email: `${slugUser(name)}@localhost.localdomain`, team: "Personal", plan: "self-hosted" });
       token = result.token;
       this.info(`Initialised a new data directory at ${dataDir} (user ${result.user.email}, workspace "${result.team.name}", plan self-hosted).`);
       this.info("Run `outreach init` instead to choose the name, email and workspace.");

@@ -40,7 +40,9 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
     });
     return handler(req, res);
   };
-  const listener = await listen(logged, {
+  let listener: Awaited<ReturnType<typeof listen>>;
+  try {
+    listener = await listen(logged, {
     hostname: options.host,
     port: { port: options.port, ports: [], portRange: [], alternativePortRange: [options.port, options.port], random: false },
     public: !isLoopback(options.host),
@@ -51,7 +53,13 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
     autoClose: false,
     isProd: false,
     isTest: true,
-  } as never);
+    } as never);
+  } catch (err) {
+    if (/available port|EADDRINUSE/i.test((err as Error).message)) {
+      throw new Error(`port ${options.port} on ${options.host} is already in use (choose another with --port)`);
+    }
+    throw err;
+  }
   const port = listener.address.port;
   if (options.port !== 0 && port !== options.port) {
     await listener.close();

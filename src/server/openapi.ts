@@ -42,6 +42,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     }
     return { $ref: `#/components/schemas/${id}` };
   };
+  // Every schema with a global id (`.meta({ id })`) becomes a component, so nested
+  // references resolve to components instead of per-document $defs.
+  const globalIds = (z.globalRegistry as unknown as { _idmap: Map<string, z.ZodType> })._idmap;
+  for (const [id, schema] of globalIds) {
+    refs.set(schema, id);
+    registry.add(schema, { id });
+  }
   // Register first, convert once: shared schemas become components referenced by name.
   const pending: Array<() => void> = [];
   const paths: Record<string, Record<string, unknown>> = {};

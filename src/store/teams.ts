@@ -67,7 +67,7 @@ export class TeamsRepo {
     return this.db
       .prepare(
         `SELECT t.*, m.role AS role, m.created_at AS joined_at FROM memberships m JOIN teams t ON t.id = m.team_id
-         WHERE m.user_id = ? ORDER BY m.created_at, t.id`,
+         WHERE m.user_id = ? ORDER BY m.created_at, m.rowid`,
       )
       .all(userId) as TeamWithRole[];
   }

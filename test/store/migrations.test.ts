@@ -1,0 +1,66 @@
+import Database from "better-sqlite3";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase, schemaVersion, StoreError, type Db } from "../../src/store/db.js";
+import { MIGRATIONS, type Migration } from "../../src/store/migrations/index.js";
+import { tempDir } from "../helpers/data-dir.js";
+
+const tables = (db: Db) =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+
+describe("database and migrations", () => {
+  it("migrates an empty database to the newest version with the pragmas set", () => {
+    const db = openDatabase(join(tempDir(), "outreach.db"));
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    expect(tables(db)).toEqual(expect.arrayContaining(["users", "teams", "memberships", "personal_tokens", "plans", "places"]));
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    db.close();
+  });
+
+  it("upgrades a database written by the previous version and keeps its data", () => {
+    const file = join(tempDir(), "outreach.db");
+    const previous = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.length - 1));
+    expect(schemaVersion(previous)).toBe(MIGRATIONS.length - 1);
+    previous.prepare("INSERT INTO users (id, name, email, created_at) VALUES ('usr_1', 'Ada', 'ada@example.com', 'now')").run();
+    previous.close();
+    const current = openDatabase(file);
+    expect(schemaVersion(current)).toBe(MIGRATIONS.length);
+    expect(current.prepare("SELECT name FROM users").get()).toEqual({ name: "Ada" });
+    current.close();
+  });
+
+  it("rolls back a failing migration's schema together with its version", () => {
+    const file = join(tempDir(), "outreach.db");
+    const broken: Migration = {
+      name: "half-done",
+      up(db) {
+        db.exec("CREATE TABLE half_done (id INTEGER)");
+        throw new Error("boom");
+      },
+    };
+    expect(() => openDatabase(file, [...MIGRATIONS, broken])).toThrow("boom");
+    const db = new Database(file);
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(tables(db)).not.toContain("half_done");
+    db.close();
+  });
+
+  it("refuses a database newer than the program without touching it", () => {
+    const file = join(tempDir(), "outreach.db");
+    const future = new Database(file);
+    future.exec("CREATE TABLE t (x)");
+    future.pragma(`user_version = ${MIGRATIONS.length + 5}`);
+    future.close();
+    const before = readFileSync(file);
+    expect(() => openDatabase(file)).toThrow(StoreError);
+    expect(() => openDatabase(file)).toThrow(/newer than this program.*upgrade outreach/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma("journal_mode", { simple: true })).toBe("delete");
+    check.close();
+  });
+});
