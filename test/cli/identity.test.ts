@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { configPath } from "../../src/cli/config.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
+import { unusedPort } from "../helpers/ports.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { startTestServer } from "../helpers/server.js";
 
@@ -126,7 +126,7 @@ describe("remote mode", () => {
   });
 
   it("connection refused is a clear message and exit 1", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const result = await runCli(["--base-url", `http://127.0.0.1:${port}`, "--token", "otr_pat_x", "whoami"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`could not connect to http://127.0.0.1:${port}: connection refused`);
@@ -206,12 +206,3 @@ describe("help and usage", () => {
     expect(result.stderr).toMatch(/unknown option '--frobnicate'/);
   });
 });
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cliEnv } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
+import { unusedPort } from "../helpers/ports.js";
 
 const BIN = join(fileURLToPath(new URL("../..", import.meta.url)), "bin", "outreach.js");
 
@@ -19,14 +20,6 @@ function runBin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
@@ -53,7 +46,7 @@ describe("the built binary end to end", () => {
     expect(init.code).toBe(0);
     const { token } = JSON.parse(init.stdout) as { token: string };
 
-    const port = await freePort();
+    const port = await unusedPort();
     const serve = spawn(process.execPath, [BIN, "serve", "--data-dir", dataDir, "--port", String(port)], {
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -27,15 +27,7 @@ export async function runCli(argv: string[], options: CliRunOptions = {}): Promi
   let stderr = "";
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? "");
-  const env: NodeJS.ProcessEnv = {
-    HOME: tempDir(),
-    XDG_CONFIG_HOME: tempDir(),
-    XDG_DATA_HOME: tempDir(),
-    OUTREACH_RATE_LIMIT: "0",
-    OUTREACH_ENRICH: "0",
-    NO_COLOR: "1",
-    ...options.env,
-  };
+  const env = options.env ?? cliEnv();
   const code = await run(
     argv,
     {

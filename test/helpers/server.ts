@@ -19,12 +19,27 @@ afterEach(async () => {
   );
 });
 
+export type TestRequestInit = RequestInit & { token?: string; json?: unknown };
+
+/** Turn `{token, json}` shorthands into headers and a body. */
+export function toRequestInit(init: TestRequestInit = {}): RequestInit {
+  const { token, json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (token) headers.set("authorization", `Bearer ${token}`);
+  let body = rest.body;
+  if (json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(json);
+  }
+  return { ...rest, headers, body };
+}
+
 export interface TestServer {
   url: string;
   app: ApiApp;
   logs: string[];
   /** fetch against the server with an optional bearer token. */
-  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  request(path: string, init?: TestRequestInit): Promise<Response>;
 }
 
 /** The real app on a real loopback socket (port 0), closed after the test. */
@@ -39,17 +54,7 @@ export async function startTestServer(services: Services): Promise<TestServer> {
     url,
     app,
     logs,
-    request(path, init = {}) {
-      const { token, json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      let body = rest.body;
-      if (json !== undefined) {
-        headers.set("content-type", "application/json");
-        body = JSON.stringify(json);
-      }
-      return fetch(url + path, { ...rest, headers, body });
-    },
+    request: (path, init) => fetch(url + path, toRequestInit(init)),
   };
 }
 

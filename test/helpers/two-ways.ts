@@ -1,8 +1,8 @@
 import { createApp } from "../../src/server/app.js";
 import type { Services } from "../../src/services/index.js";
-import { startTestServer } from "./server.js";
+import { startTestServer, toRequestInit, type TestRequestInit } from "./server.js";
 
-export type Requester = (path: string, init?: RequestInit & { token?: string; json?: unknown }) => Promise<Response>;
+export type Requester = (path: string, init?: TestRequestInit) => Promise<Response>;
 
 /**
  * h3's own habit: run the same HTTP test in-process (app.fetch, what the CLI's local
@@ -13,17 +13,7 @@ export const transports: Array<[string, (services: Services) => Promise<Requeste
     "in-process",
     async (services) => {
       const app = createApp(services, { log: () => {} });
-      return (path, init = {}) => {
-        const { token, json, ...rest } = init;
-        const headers = new Headers(rest.headers);
-        if (token) headers.set("authorization", `Bearer ${token}`);
-        let body = rest.body;
-        if (json !== undefined) {
-          headers.set("content-type", "application/json");
-          body = JSON.stringify(json);
-        }
-        return app.fetch(new Request(`http://outreach.local${path}`, { ...rest, headers, body, duplex: "half" } as RequestInit));
-      };
+      return (path, init) => app.fetch(new Request(`http://outreach.local${path}`, { ...toRequestInit(init), duplex: "half" } as RequestInit));
     },
   ],
   ["socket", async (services) => (await startTestServer(services)).request],
