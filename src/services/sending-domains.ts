@@ -60,7 +60,7 @@ export class SendingDomainService {
     this.assertManager(principal, "add a sending domain");
     this.assertCustomSender(team, "add a sending domain");
     const normalised = normaliseDomain(body.domain);
-    if (!normalised.ok) throw badRequest(`invalid body: body.domain ${normalised.reason}`);
+    if (!normalised.ok) throw badRequest(`invalid body: domain ${normalised.reason}`);
     const domain = normalised.domain;
     const senderEmail = this.senderEmailAt(body.senderEmail, domain);
     // Cheap check first, so a duplicate costs no key generation; the UNIQUE constraint
@@ -231,7 +231,7 @@ export class SendingDomainService {
     const local = email.slice(0, at);
     const emailDomain = domainToASCII(email.slice(at + 1).toLowerCase().replace(/\.$/, ""));
     if (!emailDomain || !isAtOrBelow(emailDomain, domain)) {
-      throw badRequest(`invalid body: body.senderEmail must be an address at ${domain} or a subdomain of it (got one at ${emailDomain || email.slice(at + 1)})`);
+      throw badRequest(`invalid body: senderEmail must be an address at ${domain} or a subdomain of it (got one at ${emailDomain || email.slice(at + 1)})`);
     }
     return `${local}@${emailDomain}`;
   }

@@ -85,6 +85,7 @@ export async function startDnsServer(zone: TestZone = {}, mode: DnsServerMode = 
       udp.close();
       continue;
     }
+    let closing: Promise<void> | undefined;
     const result: TestDnsServer = {
       address: `127.0.0.1:${port}`,
       port,
@@ -102,12 +103,12 @@ export async function startDnsServer(zone: TestZone = {}, mode: DnsServerMode = 
       },
       queries: state.queries,
       close: () =>
-        new Promise<void>((resolve) => {
+        (closing ??= new Promise<void>((resolve) => {
           let open = 2;
           const done = () => --open === 0 && resolve();
           udp.close(done);
           tcp.close(done);
-        }),
+        })),
     };
     running.push(result);
     return result;
