@@ -4,6 +4,8 @@ import type { SendingDomain } from "../../src/core/schemas/sending-domain.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { startDnsServer, type TestDnsServer } from "../helpers/dns-server.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { startTestServer } from "../helpers/server.js";
 import { correctZone } from "../helpers/sending-domains.js";
 
 async function env(): Promise<{ env: NodeJS.ProcessEnv; dns: TestDnsServer }> {
@@ -169,5 +171,24 @@ describe("help and durations", () => {
     expect(parseDuration("--timeout", "1.5h")).toBe(5_400_000);
     expect(parseDuration("--timeout", "30")).toBe(30_000);
     expect(() => parseDuration("--timeout", "-1s")).toThrow(/--timeout must be a duration/);
+  });
+});
+
+describe("outreach domains against a remote server", () => {
+  it("adds and lists through --base-url with the workspace id taken from /api/v1/teams", async () => {
+    const dns = await startDnsServer();
+    const instance = createTestInstance({ config: { dnsServers: [dns.address], dnsTimeoutMs: 150, dnsTries: 1 } });
+    const server = await startTestServer(instance.services);
+    const e = cliEnv({ OUTREACH_BASE_URL: server.url, OUTREACH_TOKEN: instance.token });
+    const add = await runCli(["domains", "add", "example.com", "--sender-email", "hi@example.com", "--sender-name", "Acme", "--json"], { env: e });
+    expect(add.code).toBe(0);
+    const d = JSON.parse(add.stdout) as SendingDomain;
+    dns.zone = correctZone(d);
+    const verify = await runCli(["domains", "verify", "example.com", "--json"], { env: e });
+    expect(verify.code).toBe(0);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ id: d.id, status: "verified" });
+    const again = await runCli(["domains", "verify", "example.com"], { env: e });
+    expect(again.code).toBe(6);
+    expect(again.stderr).toMatch(/HTTP 429.*checked moments ago/);
   });
 });
