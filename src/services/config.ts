@@ -22,6 +22,14 @@ export interface ServerConfig {
   userAgent: string;
   /** Host that return-path CNAMEs of sending domains point to. */
   bounceHost: string;
+  /** Per-try timeout of a sending-domain DNS lookup, in milliseconds. */
+  dnsTimeoutMs: number;
+  /** Tries per DNS server and lookup before it counts as a temporary failure. */
+  dnsTries: number;
+  /** Seconds between two DNS verifications of one sending domain; 0 turns the limit off. */
+  domainVerifyIntervalSeconds: number;
+  /** The host sending domains' advisory SPF record includes (`include:<host>`). */
+  spfInclude: string;
 }
 
 export class ConfigError extends Error {
@@ -56,19 +64,46 @@ function cidr(value: string, name: string): string {
   return `${address}/${prefix}`;
 }
 
+/**
+ * `host[:port]` of a DNS server: node:dns takes IP addresses only (`1.1.1.1`,
+ * `127.0.0.1:5353`, `::1`, `[::1]:5353`), so a name is refused here, at start-up.
+ */
+function dnsServer(value: string, name: string): string {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(value);
+  const hostPort = /^([^:]+)(?::(\d+))?$/.exec(value);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : hostPort ? [hostPort[1]!, hostPort[2]] : [value, undefined];
+  const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+  if (!isIP(host) || !portOk) {
+    throw new ConfigError(`${name}: ${JSON.stringify(value)} is not an IP address with an optional port (e.g. 127.0.0.1:5353 or [::1]:5353)`);
+  }
+  return value;
+}
+
+function hostName(value: string, name: string): string {
+  if (!/^(?=.{1,253}$)([a-z0-9_](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9_](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(value)) {
+    throw new ConfigError(`${name} must be a host name (got ${JSON.stringify(value)})`);
+  }
+  return value.toLowerCase();
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
   if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
     throw new ConfigError(`OUTREACH_ENRICH must be 0 or 1 (got ${JSON.stringify(env.OUTREACH_ENRICH)})`);
   }
+  const bounceHost = hostName(env.OUTREACH_BOUNCE_HOST?.trim().replace(/\.$/, "") || "bounces.outreach.localhost", "OUTREACH_BOUNCE_HOST");
   return {
     rateLimitPerMinute: integer(env, "OUTREACH_RATE_LIMIT", 120, 0, 1_000_000),
     enrich: !["0", "false", "off", "no"].includes(enrichRaw),
     enrichBudgetMs: integer(env, "OUTREACH_ENRICH_BUDGET_MS", 8000, 100, 600_000),
     fetchAllow: list(env.OUTREACH_FETCH_ALLOW).map((v) => cidr(v, "OUTREACH_FETCH_ALLOW")),
-    dnsServers: list(env.OUTREACH_DNS_SERVERS),
+    dnsServers: list(env.OUTREACH_DNS_SERVERS).map((v) => dnsServer(v, "OUTREACH_DNS_SERVERS")),
     corsOrigins: list(env.OUTREACH_CORS_ORIGINS),
     userAgent: env.OUTREACH_USER_AGENT?.trim() || "outreach/0.1 (+https://github.com/outreach-cli/outreach; lead enrichment)",
-    bounceHost: env.OUTREACH_BOUNCE_HOST?.trim() || "bounces.outreach.localhost",
+    bounceHost,
+    dnsTimeoutMs: integer(env, "OUTREACH_DNS_TIMEOUT_MS", 2500, 10, 60_000),
+    dnsTries: integer(env, "OUTREACH_DNS_TRIES", 2, 1, 10),
+    domainVerifyIntervalSeconds: integer(env, "OUTREACH_DOMAIN_VERIFY_INTERVAL", 10, 0, 86_400),
+    spfInclude: hostName(env.OUTREACH_SPF_INCLUDE?.trim().replace(/\.$/, "") || `_spf.${bounceHost}`, "OUTREACH_SPF_INCLUDE"),
   };
 }

@@ -6,6 +6,7 @@ import type { ServerConfig } from "./config.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
 import { RateLimiter } from "./rate-limit.js";
+import { SendingDomainService } from "./sending-domains.js";
 import { TeamService } from "./teams.js";
 
 /** What every service may depend on. Services get these, never an HTTP event or a terminal. */
@@ -24,6 +25,7 @@ export interface Services {
   auth: AuthService;
   teams: TeamService;
   rateLimiter: RateLimiter;
+  sendingDomains: SendingDomainService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -32,5 +34,6 @@ export function createServices(deps: ServiceDeps): Services {
   const auth = new AuthService(deps.db, deps.clock);
   const teams = new TeamService(deps.db);
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
-  return { deps, plans, identity, auth, teams, rateLimiter };
+  const sendingDomains = new SendingDomainService(deps, plans);
+  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains };
 }
