@@ -65,9 +65,9 @@ export class CampaignService {
     const now = this.clock.now();
     let scheduledAt: string | null = null;
     if (body.scheduledAt) {
-      if (body.type === "lifetime") throw badRequest("invalid body: body.scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
+      if (body.type === "lifetime") throw badRequest("invalid body: scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
       const at = new Date(body.scheduledAt);
-      if (at.getTime() <= now.getTime()) throw badRequest("invalid body: body.scheduledAt must be in the future");
+      if (at.getTime() <= now.getTime()) throw badRequest("invalid body: scheduledAt must be in the future");
       scheduledAt = at.toISOString();
     }
     const stamp = now.toISOString();

@@ -62,7 +62,7 @@ export class TeamApiKeyService {
     let expiresAt: string | null = null;
     if (body.expiresAt) {
       const at = new Date(body.expiresAt);
-      if (at.getTime() <= now.getTime()) throw badRequest("invalid body: body.expiresAt must be in the future");
+      if (at.getTime() <= now.getTime()) throw badRequest("invalid body: expiresAt must be in the future");
       expiresAt = at.toISOString();
     }
     const token = issueToken("key");

@@ -47,7 +47,7 @@ export const LanguageTag = z
     return z.NEVER;
   });
 
-export const DesignSystem = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+export const DesignSystem = z.looseObject({}).superRefine((value, ctx) => {
   const bytes = Buffer.byteLength(JSON.stringify(value), "utf8");
   if (bytes > DESIGN_SYSTEM_MAX_BYTES) {
     ctx.addIssue({ code: "custom", message: `must be at most ${DESIGN_SYSTEM_MAX_BYTES} bytes as JSON (got ${bytes})` });
