@@ -48,7 +48,10 @@ export class TeamApiKeyService {
     if (!row || row.revoked_at) return null;
     const stamp = now.toISOString();
     if (row.expires_at && row.expires_at <= stamp) return null;
-    this.repo.touch(row.id, stamp, new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString());
+    // The row just read says whether a write is due: most requests issue no UPDATE at all,
+    // and the guarded UPDATE keeps two racing requests from writing twice.
+    const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+    if (!row.last_used_at || row.last_used_at < staleBefore) this.repo.touch(row.id, stamp, staleBefore);
     return { kind: "key", tokenId: row.id, userId: null, teamId: row.team_id, role: null, scopes: JSON.parse(row.scopes) as string[] };
   }
 

@@ -17,7 +17,16 @@ export interface TeamApiKeyRow {
 }
 
 export class TeamApiKeysRepo {
-  constructor(private readonly db: Db) {}
+  // Every request with a team API key runs these two: prepared once, not per call.
+  private readonly byHashStatement;
+  private readonly touchStatement;
+
+  constructor(private readonly db: Db) {
+    this.byHashStatement = db.prepare<[string], TeamApiKeyRow>("SELECT * FROM team_api_keys WHERE key_hash = ?");
+    this.touchStatement = db.prepare<[string, string, string]>(
+      "UPDATE team_api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+    );
+  }
 
   insert(row: Omit<TeamApiKeyRow, "rotated_at" | "last_used_at" | "revoked_at">): void {
     this.db
@@ -29,7 +38,7 @@ export class TeamApiKeysRepo {
   }
 
   byHash(hash: string): TeamApiKeyRow | undefined {
-    return this.db.prepare("SELECT * FROM team_api_keys WHERE key_hash = ?").get(hash) as TeamApiKeyRow | undefined;
+    return this.byHashStatement.get(hash);
   }
 
   /** Scoped by workspace: another workspace's key reads as unknown. */
@@ -70,8 +79,6 @@ export class TeamApiKeysRepo {
 
   /** Record use, at most once per interval: no write on every request. */
   touch(id: string, now: string, notUsedSince: string): void {
-    this.db
-      .prepare("UPDATE team_api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)")
-      .run(now, id, notUsedSince);
+    this.touchStatement.run(now, id, notUsedSince);
   }
 }
