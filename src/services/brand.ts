@@ -48,7 +48,7 @@ export class BrandService {
     const changes: Partial<Record<keyof BrandColumns, string | null>> = {};
     for (const [field, column] of Object.entries(FIELD_TO_COLUMN) as Array<[keyof typeof FIELD_TO_COLUMN, keyof BrandColumns]>) {
       const value = body[field];
-      if (value !== undefined) changes[column] = value === "" && field !== "brandDescription" ? null : value;
+      if (value !== undefined) changes[column] = value;
     }
     if (body.brandDesignSystem !== undefined) changes.design_system = JSON.stringify(body.brandDesignSystem ?? {});
     if (Object.keys(changes).length === 0) {

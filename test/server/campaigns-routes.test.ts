@@ -121,6 +121,7 @@ describe("campaign routes over a real socket", () => {
     const other = otherWorkspace(instance);
     expect((await server.request(`/api/v1/campaigns/${campaign.id}`, { token: other.token })).status).toBe(404);
     expect((await lifecycle(server, other.token, campaign.id, { status: "active" })).status).toBe(404);
+    expect((await server.request(`/api/v1/campaigns/${campaign.id}/executions`, { token: other.token })).status).toBe(404);
     const list = await (await server.request("/api/v1/campaigns", { token: other.token })).json();
     expect(list).toEqual({ campaigns: [], total: 0, page: 1, limit: 20, totalPages: 0 });
     expect((await server.request("/api/v1/campaigns/cmp_doesnotexist0000", { token: instance.token })).status).toBe(404);
