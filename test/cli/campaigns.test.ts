@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { insertContact } from "../helpers/contacts.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { startTestServer } from "../helpers/server.js";
 import { addLocalContact, localCli } from "../helpers/local-cli.js";
 
 describe("outreach campaigns", () => {
@@ -75,6 +78,21 @@ describe("outreach campaigns", () => {
 
     const wrong = await cli.run(["campaigns", "trigger", campaign.id, "--contact", contactId, "--api-key", "otr_key_notreal"]);
     expect(wrong.code).toBe(4);
+  });
+
+  it("triggers a remote server with only a team API key, no personal token", async () => {
+    const instance = createTestInstance();
+    const server = await startTestServer(instance.services);
+    const owner = instance.services.auth.authenticate(`Bearer ${instance.token}`);
+    const campaign = instance.services.campaigns.create(owner, { name: "Drip", type: "lifetime", subject: "Hi" });
+    instance.services.campaigns.changeLifecycle(owner, campaign.id, { status: "active" });
+    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const { key } = instance.services.teamApiKeys.create(owner, { name: "ci", scopes: ["campaigns:trigger"] });
+    const res = await runCli(["campaigns", "trigger", campaign.id, "--contact", contactId, "--json"], {
+      env: { OUTREACH_BASE_URL: server.url, OUTREACH_API_KEY: key },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ created: true, execution: { campaignId: campaign.id, contactId, status: "queued" } });
   });
 
   it("exits 3 for an unknown campaign and 2 for bad flags", async () => {

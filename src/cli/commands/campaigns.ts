@@ -1,5 +1,7 @@
 import { Option, type Command } from "commander";
+import { ApiClient } from "../../client/api-client.js";
 import { CampaignsApi } from "../../client/campaigns.js";
+import { RemoteTransport } from "../../client/transports.js";
 import type { Campaign, CampaignExecution } from "../../core/schemas/campaign.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
@@ -132,7 +134,10 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
   ).action(async (id: string, options: { contact: string; apiKey?: string; json?: boolean }) => {
     const key = options.apiKey ?? ctx.env.OUTREACH_API_KEY;
     if (!key) throw new UsageError("a team API key is needed: pass --api-key or set OUTREACH_API_KEY (create one with `outreach keys create`)");
-    const result = await new CampaignsApi((await ctx.client()).withToken(key)).trigger(id, options.contact);
+    // Remotely, the key alone is enough (a CI job may have no personal token at all).
+    const mode = ctx.mode();
+    const client = mode.kind === "remote" ? new ApiClient(new RemoteTransport(mode.baseUrl), key) : (await ctx.client()).withToken(key);
+    const result = await new CampaignsApi(client).trigger(id, options.contact);
     if (options.json) return printJson(ctx.io, result);
     printExecutions(ctx, [result.execution]);
     ctx.info(result.created ? "queued" : "already queued for this contact: nothing changed");
