@@ -146,10 +146,12 @@ export function renderBrandMarkdown(input: BrandInput): string {
   const used = new Set<string>();
   for (const section of KNOWN_SECTIONS) {
     for (const key of section.keys) {
-      if (!(key in design) || used.has(section.title)) continue;
+      if (!(key in design)) continue;
+      // Both spellings given (`colors` and `colours`): the second is kept, rendered generically.
+      const first = !used.has(section.title);
       used.add(section.title);
-      const body = section.render(design[key]);
-      if (body.length) sections.push([`## ${section.title}`, "", ...body]);
+      const body = first ? section.render(design[key]) : renderGeneric(design[key]);
+      if (body.length) sections.push([`## ${first ? section.title : humanise(key)}`, "", ...body]);
     }
   }
   const knownKeys = new Set(KNOWN_SECTIONS.flatMap((s) => s.keys));

@@ -101,6 +101,11 @@ describe("brand style guide markdown", () => {
     );
   });
 
+  it("keeps both spellings when colors and colours are both given", () => {
+    const text = renderBrandMarkdown({ ...EMPTY, brandDesignSystem: { colors: { a: "#000" }, colours: { b: "#fff" } } });
+    expect(text).toBe("# Brand style guide\n\n## Colours\n\n| Name | Value | Usage |\n|---|---|---|\n| a | `#000` |  |\n\n## Colours\n\n- B: #fff\n");
+  });
+
   it("is deterministic: the same input always gives the same text", () => {
     const copy = JSON.parse(JSON.stringify(FULL)) as BrandInput;
     expect(renderBrandMarkdown(copy)).toBe(renderBrandMarkdown(FULL));
