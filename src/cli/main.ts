@@ -6,7 +6,10 @@ import { processIO, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerDomains } from "./commands/domains.js";
+import { registerBrand } from "./commands/brand.js";
+import { registerCampaigns } from "./commands/campaigns.js";
 import { registerInit } from "./commands/init.js";
+import { registerKeys } from "./commands/keys.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTeams } from "./commands/teams.js";
 import { registerWhoami } from "./commands/whoami.js";
@@ -14,7 +17,7 @@ import { registerWhoami } from "./commands/whoami.js";
 export const VERSION = "0.1.0";
 
 /** Every command group; each file adds its `<noun> <verb>` commands. */
-const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerDomains, registerServe, registerAdmin];
+const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerServe, registerAdmin, registerDomains, registerCampaigns, registerKeys, registerBrand];
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")

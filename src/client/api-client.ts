@@ -59,6 +59,11 @@ export class ApiClient {
     private readonly token: string | undefined,
   ) {}
 
+  /** The same server with another bearer (a team API key for one call, say). */
+  withToken(token: string): ApiClient {
+    return new ApiClient(this.transport, token);
+  }
+
   private url(path: string): string {
     return this.transport instanceof RemoteTransport ? this.transport.url(path) : API_ORIGIN_FOR_LOCAL + path;
   }

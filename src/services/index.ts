@@ -2,11 +2,14 @@ import type { Clock } from "../core/clock.js";
 import type { Keyring } from "../core/crypto.js";
 import type { Db } from "../store/db.js";
 import { AuthService } from "./auth.js";
+import { BrandService } from "./brand.js";
+import { CampaignService } from "./campaigns.js";
 import type { ServerConfig } from "./config.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
 import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService } from "./sending-domains.js";
+import { TeamApiKeyService } from "./team-api-keys.js";
 import { TeamService } from "./teams.js";
 
 /** What every service may depend on. Services get these, never an HTTP event or a terminal. */
@@ -26,6 +29,9 @@ export interface Services {
   teams: TeamService;
   rateLimiter: RateLimiter;
   sendingDomains: SendingDomainService;
+  campaigns: CampaignService;
+  teamApiKeys: TeamApiKeyService;
+  brand: BrandService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -35,5 +41,9 @@ export function createServices(deps: ServiceDeps): Services {
   const teams = new TeamService(deps.db);
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
   const sendingDomains = new SendingDomainService(deps, plans);
-  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains };
+  const campaigns = new CampaignService(deps.db, deps.clock);
+  const teamApiKeys = new TeamApiKeyService(deps.db, deps.clock);
+  auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
+  const brand = new BrandService(deps.db, deps.clock);
+  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand };
 }

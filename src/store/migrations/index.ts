@@ -3,6 +3,9 @@ import { identity } from "./001-identity.js";
 import { places } from "./002-places.js";
 import { contacts } from "./003-contacts.js";
 import { sendingDomains } from "./004-sending-domains.js";
+import { campaigns } from "./005-campaigns.js";
+import { teamApiKeys } from "./006-team-api-keys.js";
+import { brandSettings } from "./007-brand-settings.js";
 
 export interface Migration {
   name: string;
@@ -13,4 +16,4 @@ export interface Migration {
  * Append-only. A migration's version is its position in this list (1-based) and is
  * stored in `PRAGMA user_version`. Add new ones at the end; never edit a shipped one.
  */
-export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, sendingDomains];
+export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, sendingDomains, campaigns, teamApiKeys, brandSettings];

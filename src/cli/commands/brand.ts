@@ -1,0 +1,113 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { BrandApi, type BrandUpdate } from "../../client/brand.js";
+import type { BrandSettings } from "../../core/schemas/brand.js";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { readAll } from "../io.js";
+import { printJson, printRecord } from "../output.js";
+import { example, withJson } from "./shared.js";
+
+/** Flag → API field, for `set` and `--clear`. */
+const FIELDS = {
+  name: "brandName",
+  description: "brandDescription",
+  email: "brandEmail",
+  website: "websiteUrl",
+  language: "emailLanguage",
+  "logo-url": "logoUrl",
+  "design-system": "brandDesignSystem",
+} as const;
+type FlagName = keyof typeof FIELDS;
+
+function printBrand(ctx: CommandContext, brand: BrandSettings): void {
+  const design = Object.keys(brand.brandDesignSystem);
+  printRecord(ctx.io, [
+    ["name", brand.brandName],
+    ["description", brand.brandDescription],
+    ["email", brand.brandEmail],
+    ["website", brand.websiteUrl],
+    ["language", brand.emailLanguage],
+    ["logo", brand.logoUrl],
+    ["design system", design.length ? design.join(", ") : "(empty)"],
+  ]);
+}
+
+async function readDesignSystem(ctx: CommandContext, file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = file === "-" ? await readAll(ctx.io.stdin) : readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`--design-system ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--design-system ${file}: not valid JSON (${(err as Error).message})`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--design-system ${file}: must hold a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+export function registerBrand(program: Command, ctx: CommandContext): void {
+  const brand = program.command("brand").description("the workspace's brand settings and its generated style guide");
+  const api = async () => new BrandApi(await ctx.client());
+
+  const show = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
+    async (options: { json?: boolean; markdown?: boolean }) => {
+      const settings = await (await api()).get();
+      if (options.json) return printJson(ctx.io, settings);
+      if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
+      printBrand(ctx, settings);
+    },
+  );
+  example(show, "outreach brand show", "outreach brand show --markdown > style-guide.md");
+
+  const set = withJson(
+    brand
+      .command("set")
+      .description("change brand settings; only the flags given change")
+      .option("--name <name>", "brand name")
+      .option("--description <text>", "what the business does, in a sentence or two")
+      .option("--email <email>", "brand email address")
+      .option("--website <url>", "website (http or https)")
+      .option("--language <tag>", "email language, a BCP 47 tag (en, de-CH)")
+      .option("--logo-url <url>", "logo URL (http or https)")
+      .option("--design-system <file>", "JSON file with the design system (colors, typography, voice, logo, spacing…); - for stdin")
+      .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option("--markdown", "print the generated style guide afterwards"),
+  ).action(
+    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem", string>> & {
+      clear: string[];
+      json?: boolean;
+      markdown?: boolean;
+    }) => {
+      const update: BrandUpdate = {};
+      if (options.name !== undefined) update.brandName = options.name;
+      if (options.description !== undefined) update.brandDescription = options.description;
+      if (options.email !== undefined) update.brandEmail = options.email;
+      if (options.website !== undefined) update.websiteUrl = options.website;
+      if (options.language !== undefined) update.emailLanguage = options.language;
+      if (options.logoUrl !== undefined) update.logoUrl = options.logoUrl;
+      if (options.designSystem !== undefined) update.brandDesignSystem = await readDesignSystem(ctx, options.designSystem);
+      for (const flag of options.clear) {
+        if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
+        const field = FIELDS[flag as FlagName];
+        if (update[field] !== undefined) throw new UsageError(`--clear ${flag} contradicts --${flag}`);
+        update[field] = null;
+      }
+      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --clear");
+      const settings = await (await api()).update(update);
+      if (options.json) return printJson(ctx.io, settings);
+      if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
+      printBrand(ctx, settings);
+    },
+  );
+  example(
+    set,
+    'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',
+    "outreach brand set --design-system brand.json --markdown",
+    "outreach brand set --clear logo-url",
+  );
+}

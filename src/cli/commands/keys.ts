@@ -1,0 +1,77 @@
+import type { Command } from "commander";
+import { TeamApiKeysApi } from "../../client/keys.js";
+import type { TeamApiKey } from "../../core/schemas/team-api-key.js";
+import type { CommandContext } from "../context.js";
+import { printJson, printRows } from "../output.js";
+import { example, withJson } from "./shared.js";
+
+function state(key: TeamApiKey, now: Date): string {
+  if (key.revokedAt) return "revoked";
+  if (key.expiresAt && key.expiresAt <= now.toISOString()) return "expired";
+  return "active";
+}
+
+/** The raw key alone on stdout (so `$(outreach keys create …)` captures it), the warning on stderr. */
+function printIssued(ctx: CommandContext, issued: { apiKey: TeamApiKey; key: string }, json: boolean | undefined, verb: string): void {
+  ctx.warn(`This is the only time the key is shown: store it now (e.g. in your secret manager). It cannot be retrieved again.`);
+  ctx.info(`${verb} team API key ${issued.apiKey.id} (${issued.apiKey.name}; scopes ${issued.apiKey.scopes.join(", ")})`);
+  if (json) return printJson(ctx.io, issued);
+  ctx.io.stdout.write(issued.key + "\n");
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(",").map((s) => s.trim()).filter(Boolean)];
+}
+
+export function registerKeys(program: Command, ctx: CommandContext): void {
+  const keys = program.command("keys").description("team API keys for integrations (create, rotate and revoke: owners and admins)");
+  const api = async () => new TeamApiKeysApi(await ctx.client());
+
+  const list = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action(
+    async (options: { json?: boolean }) => {
+      const result = await (await api()).list();
+      if (options.json) return printJson(ctx.io, result);
+      const now = ctx.deps.clock?.now() ?? new Date();
+      printRows(ctx.io, ctx.env, result.apiKeys, [
+        { header: "ID", value: (k) => k.id },
+        { header: "NAME", value: (k) => k.name },
+        { header: "PREFIX", value: (k) => k.keyPrefix },
+        { header: "SCOPES", value: (k) => k.scopes.join(",") },
+        { header: "STATE", value: (k) => state(k, now) },
+        { header: "LAST USED", value: (k) => k.lastUsedAt ?? "never" },
+        { header: "EXPIRES", value: (k) => k.expiresAt ?? "never" },
+      ]);
+    },
+  );
+  example(list, "outreach keys list", "outreach keys list --json");
+
+  const create = withJson(
+    keys
+      .command("create")
+      .description("create a team API key; prints the raw key once, on stdout")
+      .requiredOption("--name <name>", "what the key is for (e.g. Zapier)")
+      .option("--scope <scope>", "a scope; repeat or comma-separate (known: campaigns:trigger)", collect, [] as string[])
+      .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
+  ).action(async (options: { name: string; scope: string[]; expiresAt?: string; json?: boolean }) => {
+    const scopes = options.scope.length ? options.scope : ["campaigns:trigger"];
+    const issued = await (await api()).create({ name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) });
+    printIssued(ctx, issued, options.json, "Created");
+  });
+  example(create, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
+
+  const rotate = withJson(
+    keys.command("rotate").description("replace a key's secret: the old key stops working at once; prints the new one once").argument("<id>", "key id"),
+  ).action(async (id: string, options: { json?: boolean }) => {
+    printIssued(ctx, await (await api()).rotate(id), options.json, "Rotated");
+  });
+  example(rotate, "outreach keys rotate key_3kF9x2aB7dQ1LmZp");
+
+  const revoke = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action(
+    async (id: string, options: { json?: boolean }) => {
+      const { apiKey } = await (await api()).revoke(id);
+      if (options.json) return printJson(ctx.io, { apiKey });
+      ctx.info(`${ctx.color.green("✓")} team API key ${apiKey.id} (${apiKey.name}) revoked at ${apiKey.revokedAt}`);
+    },
+  );
+  example(revoke, "outreach keys revoke key_3kF9x2aB7dQ1LmZp");
+}

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { Email } from "./common.js";
+
+/** Bounds of `brandDesignSystem`: it is read by writers and templates, not a document store. */
+export const DESIGN_SYSTEM_MAX_BYTES = 64 * 1024;
+export const DESIGN_SYSTEM_MAX_DEPTH = 8;
+
+/** Nesting depth of a JSON value: a scalar is 0, `{}` is 1, `{a: {}}` is 2. */
+export function jsonDepth(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  let deepest = 0;
+  for (const child of children) deepest = Math.max(deepest, jsonDepth(child));
+  return 1 + deepest;
+}
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an http:// or https:// URL" },
+  );
+
+/** A well-formed BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+export const LanguageTag = z
+  .string()
+  .trim()
+  .min(2)
+  .max(35)
+  .transform((value, ctx) => {
+    try {
+      const [canonical] = Intl.getCanonicalLocales(value);
+      if (canonical) return canonical;
+    } catch {
+      // RangeError: not a structurally valid tag
+    }
+    ctx.addIssue({ code: "custom", message: "must be a BCP 47 language tag such as en or de-CH" });
+    return z.NEVER;
+  });
+
+export const DesignSystem = z.looseObject({}).superRefine((value, ctx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(value), "utf8");
+  if (bytes > DESIGN_SYSTEM_MAX_BYTES) {
+    ctx.addIssue({ code: "custom", message: `must be at most ${DESIGN_SYSTEM_MAX_BYTES} bytes as JSON (got ${bytes})` });
+  }
+  const depth = jsonDepth(value);
+  if (depth > DESIGN_SYSTEM_MAX_DEPTH) {
+    ctx.addIssue({ code: "custom", message: `must be nested at most ${DESIGN_SYSTEM_MAX_DEPTH} levels deep (got ${depth})` });
+  }
+});
+export type DesignSystem = Record<string, unknown>;
+
+/**
+ * Endpoint 14: any subset of the 2.11 fields except `brandDesignMarkdown`; `null` clears a
+ * field. The service refuses an empty PATCH (a client mistake, as for contacts, N4).
+ */
+export const UpdateBrandBody = z
+  .strictObject({
+    brandName: z.string().trim().min(1).max(200).nullable().optional(),
+    brandDescription: z.string().trim().max(2000).nullable().optional(),
+    brandEmail: Email.nullable().optional(),
+    websiteUrl: httpUrl.nullable().optional(),
+    emailLanguage: LanguageTag.nullable().optional(),
+    logoUrl: httpUrl.nullable().optional(),
+    brandDesignSystem: DesignSystem.nullable().optional(),
+  });
+export type UpdateBrandBody = z.infer<typeof UpdateBrandBody>;
+
+export const BrandSettings = z
+  .object({
+    brandName: z.string().nullable(),
+    brandDescription: z.string().nullable(),
+    brandEmail: z.string().meta({ format: "email" }).nullable(),
+    websiteUrl: z.string().nullable(),
+    emailLanguage: z.string().nullable(),
+    logoUrl: z.string().nullable(),
+    brandDesignSystem: z.record(z.string(), z.unknown()),
+    brandDesignMarkdown: z.string(),
+  })
+  .meta({ id: "BrandSettings" });
+export type BrandSettings = z.infer<typeof BrandSettings>;

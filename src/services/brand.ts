@@ -1,0 +1,63 @@
+import type { Clock } from "../core/clock.js";
+import { badRequest } from "../core/errors.js";
+import type { BrandSettings, UpdateBrandBody } from "../core/schemas/brand.js";
+import { BrandSettingsRepo, type BrandColumns, type BrandSettingsRow } from "../store/brand-settings.js";
+import type { Db } from "../store/db.js";
+import type { Principal } from "./auth.js";
+import { renderBrandMarkdown } from "./brand-markdown.js";
+
+const FIELD_TO_COLUMN = {
+  brandName: "brand_name",
+  brandDescription: "brand_description",
+  brandEmail: "brand_email",
+  websiteUrl: "website_url",
+  emailLanguage: "email_language",
+  logoUrl: "logo_url",
+} as const satisfies Record<string, keyof BrandColumns>;
+
+export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSettings {
+  const settings = {
+    brandName: row?.brand_name ?? null,
+    brandDescription: row?.brand_description ?? null,
+    brandEmail: row?.brand_email ?? null,
+    websiteUrl: row?.website_url ?? null,
+    emailLanguage: row?.email_language ?? null,
+    logoUrl: row?.logo_url ?? null,
+    brandDesignSystem: row ? (JSON.parse(row.design_system) as Record<string, unknown>) : {},
+  };
+  return { ...settings, brandDesignMarkdown: renderBrandMarkdown(settings) };
+}
+
+/** Brand settings of the active workspace (endpoint 14 and `GET /api/v1/settings/brand`). */
+export class BrandService {
+  private readonly repo: BrandSettingsRepo;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {
+    this.repo = new BrandSettingsRepo(db);
+  }
+
+  get(principal: Principal): BrandSettings {
+    return toBrandSettings(this.repo.forTeam(principal.teamId));
+  }
+
+  /** Only the fields sent change; `null` clears one (the design system back to `{}`). */
+  update(principal: Principal, body: UpdateBrandBody): BrandSettings {
+    const changes: Partial<Record<keyof BrandColumns, string | null>> = {};
+    for (const [field, column] of Object.entries(FIELD_TO_COLUMN) as Array<[keyof typeof FIELD_TO_COLUMN, keyof BrandColumns]>) {
+      const value = body[field];
+      if (value !== undefined) changes[column] = value;
+    }
+    if (body.brandDesignSystem !== undefined) changes.design_system = JSON.stringify(body.brandDesignSystem ?? {});
+    if (Object.keys(changes).length === 0) {
+      throw badRequest(
+        "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem",
+      );
+    }
+    const now = this.clock.now().toISOString();
+    const row = this.db.transaction(() => this.repo.upsert(principal.teamId, changes, now)).immediate();
+    return toBrandSettings(row);
+  }
+}
