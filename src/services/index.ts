@@ -5,6 +5,7 @@ import { AuthService } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
+import { PlacesImportService } from "./places-import.js";
 import { RateLimiter } from "./rate-limit.js";
 import { TeamService } from "./teams.js";
 
@@ -24,6 +25,7 @@ export interface Services {
   auth: AuthService;
   teams: TeamService;
   rateLimiter: RateLimiter;
+  placesImport: PlacesImportService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -32,5 +34,6 @@ export function createServices(deps: ServiceDeps): Services {
   const auth = new AuthService(deps.db, deps.clock);
   const teams = new TeamService(deps.db);
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
-  return { deps, plans, identity, auth, teams, rateLimiter };
+  const placesImport = new PlacesImportService(deps.db, deps.clock);
+  return { deps, plans, identity, auth, teams, rateLimiter, placesImport };
 }

@@ -146,6 +146,7 @@ export function osmElementToItem(type: "node" | "way", id: number, tags: Record<
       brand: cleanText(tags.brand),
       description: cleanText(tags.description, BOUNDS.description),
       openingHours: cleanText(tags.opening_hours, BOUNDS.openingHours),
+      provenance: null,
     },
   };
 }

@@ -30,6 +30,8 @@ export interface PlaceRecord {
   brand: string | null;
   description: string | null;
   openingHours: string | null;
+  /** JSON array of upstream records (Overture `sources[]`), or null. */
+  provenance: string | null;
 }
 
 /** What an importer yields: a place, or a record it could not use and why. */

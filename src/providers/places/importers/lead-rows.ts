@@ -117,6 +117,7 @@ export function leadRowToPlace(row: Record<string, unknown>, sourceKey: string):
       brand: cleanText(text(row, "brand")),
       description: cleanText(text(row, "description") ?? text(row, "businessSummary"), BOUNDS.description),
       openingHours: cleanText(text(row, "openingHours"), BOUNDS.openingHours),
+      provenance: null,
     },
   };
 }

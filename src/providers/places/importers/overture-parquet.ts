@@ -172,8 +172,22 @@ export function overtureRowToItem(row: Row): ImportItem {
       brand: cleanText(asString(field(field(row.brand, "names"), "primary"))),
       description: null,
       openingHours: null,
+      provenance: provenanceOf(row.sources),
     },
   };
+}
+
+/** Overture `sources[]` reduced to what attribution needs: dataset, record id, licence. */
+function provenanceOf(sources: unknown): string | null {
+  const kept = asArray(sources)
+    .map((source) => {
+      const dataset = asString(field(source, "dataset"));
+      const recordId = asString(field(source, "record_id"));
+      const license = asString(field(source, "license"));
+      return dataset ? { dataset, ...(recordId ? { recordId } : {}), ...(license ? { license } : {}) } : null;
+    })
+    .filter((s) => s !== null);
+  return kept.length ? JSON.stringify(kept.slice(0, 10)) : null;
 }
 
 function firstValid(values: unknown, clean: (value: string) => string | null): string | null {
