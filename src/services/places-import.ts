@@ -135,6 +135,8 @@ export class PlacesImportService {
     };
     try {
       for await (const item of importer.read({ bbox: options.bbox, signal: options.signal })) {
+        // Ctrl-C stops between records, not only when the importer next touches the file.
+        options.signal?.throwIfAborted();
         if (item.kind === "skip") {
           skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
           skippedTotal++;

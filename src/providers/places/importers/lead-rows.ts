@@ -137,7 +137,8 @@ export class LeadRowsImporter implements PlaceImporter {
   private async *rows(signal?: AbortSignal): AsyncGenerator<{ line: number; row: Record<string, unknown> } | { line: number; error: RowError }> {
     const fileName = basename(this.path);
     if (this.format === "csv") {
-      const parser = createReadStream(this.path, { signal }).pipe(
+      const input = createReadStream(this.path);
+      const parser = input.pipe(
         parseCsv({ columns: (header: string[]) => header.map((h) => h.trim()), bom: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true }),
       );
       try {
@@ -146,23 +147,32 @@ export class LeadRowsImporter implements PlaceImporter {
         }
       } catch (err) {
         throw badRequest(`${fileName} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        input.destroy();
       }
       return;
     }
-    const lines = createInterface({ input: createReadStream(this.path, { encoding: "utf8", signal }), crlfDelay: Infinity });
+    const input = createReadStream(this.path, { encoding: "utf8" });
+    const lines = createInterface({ input, crlfDelay: Infinity });
     let line = 0;
-    for await (const raw of lines) {
-      line++;
-      if (raw.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        yield { line, error: new RowError("(line)", "not valid JSON") };
-        continue;
+    try {
+      for await (const raw of lines) {
+        signal?.throwIfAborted();
+        line++;
+        if (raw.trim() === "") continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          yield { line, error: new RowError("(line)", "not valid JSON") };
+          continue;
+        }
+        if (!value || typeof value !== "object" || Array.isArray(value)) yield { line, error: new RowError("(line)", "must be a JSON object") };
+        else yield { line, row: value as Record<string, unknown> };
       }
-      if (!value || typeof value !== "object" || Array.isArray(value)) yield { line, error: new RowError("(line)", "must be a JSON object") };
-      else yield { line, row: value as Record<string, unknown> };
+    } finally {
+      lines.close();
+      input.destroy();
     }
   }
 

@@ -21,7 +21,7 @@ export class OsmXmlImporter implements PlaceImporter {
   constructor(private readonly path: string) {}
 
   private async text(signal?: AbortSignal): Promise<Readable> {
-    if (!this.path.endsWith(".bz2")) return createReadStream(this.path, { encoding: "utf8", signal });
+    if (!this.path.endsWith(".bz2")) return createReadStream(this.path, { encoding: "utf8" });
     if (!this.decompressed) {
       const compressed = await readFile(this.path, { signal });
       try {
@@ -63,8 +63,10 @@ export class OsmXmlImporter implements PlaceImporter {
         current = null;
       }
     });
+    const text = await this.text(signal);
     try {
-      for await (const chunk of await this.text(signal)) {
+      for await (const chunk of text) {
+        signal?.throwIfAborted();
         parser.write(chunk as string);
         yield* pending.splice(0);
       }
@@ -72,6 +74,8 @@ export class OsmXmlImporter implements PlaceImporter {
     } catch (err) {
       if (err instanceof AppError || (err instanceof Error && err.name === "AbortError")) throw err;
       throw badRequest(`${fileName} is not well-formed OSM XML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    } finally {
+      text.destroy();
     }
     yield* pending.splice(0);
   }
