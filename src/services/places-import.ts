@@ -62,7 +62,8 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-function toWrite(place: PlaceRecord): PlaceWrite {
+/** A cleaned place in column form (JSON serialised, category text for FTS). */
+export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
   return {
     placeId: place.placeId,
     name: place.name,
@@ -144,7 +145,7 @@ export class PlacesImportService {
           continue;
         }
         read++;
-        batch.push(toWrite(item.place));
+        batch.push(toPlaceWrite(item.place));
         if (batch.length >= batchSize) flush();
       }
       flush();
