@@ -10,6 +10,8 @@ import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.j
 export const DEFAULT_BATCH_SIZE = 1000;
 /** At most this many rejected-row messages are kept for the summary (the counts are always complete). */
 const MAX_REJECTED_ROWS = 50;
+/** Records (places or skips) between progress reports besides the one after each batch. */
+const PROGRESS_EVERY = 5000;
 
 export interface ImportProgress {
   file: string;
@@ -138,6 +140,8 @@ export class PlacesImportService {
       for await (const item of importer.read({ bbox: options.bbox, signal: options.signal })) {
         // Ctrl-C stops between records, not only when the importer next touches the file.
         options.signal?.throwIfAborted();
+        // Extracts are mostly skipped elements: report progress on them too, not only per batch.
+        if ((read + skippedTotal) % PROGRESS_EVERY === 0) options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
         if (item.kind === "skip") {
           skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
           skippedTotal++;
