@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { parseBoundingBox } from "../../src/services/places-import.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
-import { LIECHTENSTEIN, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
+import { LIECHTENSTEIN, MONACO, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
 
 function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"]["db"]) {
   return db.prepare("SELECT id, place_id FROM places ORDER BY place_id").all() as { id: number; place_id: string }[];
@@ -33,6 +33,31 @@ describe("importing into the places index", () => {
     const fts = (q: string) => (db.prepare("SELECT count(*) AS n FROM places_fts WHERE places_fts MATCH ?").get(q) as { n: number }).n;
     expect(fts("restaurant")).toBeGreaterThan(30);
     expect(fts("dent*")).toBeGreaterThan(0);
+  });
+
+  test("labels support the known search shapes: about 50 restaurants within 5 km of Vaduz (16 with a website), 121 around Monaco-Ville (54)", async () => {
+    const instance = createTestInstance();
+    await instance.services.placesImport.importFile(LIECHTENSTEIN);
+    await instance.services.placesImport.importFile(MONACO);
+    const rows = instance.services.deps.db.prepare("SELECT lat, lng, website, categories FROM places").all() as {
+      lat: number;
+      lng: number;
+      website: string | null;
+      categories: string;
+    }[];
+    const km = (lat1: number, lng1: number, lat2: number, lng2: number) => {
+      const r = Math.PI / 180;
+      const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lng2 - lng1) * r) / 2) ** 2;
+      return 2 * 6371 * Math.asin(Math.sqrt(a));
+    };
+    const restaurantsNear = (lat: number, lng: number) =>
+      rows.filter((p) => (JSON.parse(p.categories) as string[]).includes("restaurant") && km(lat, lng, p.lat, p.lng) <= 5);
+    const vaduz = restaurantsNear(47.141, 9.5209);
+    expect(near(vaduz.length, 50, 0.1)).toBe(true);
+    expect(near(vaduz.filter((p) => p.website).length, 16, 0.2)).toBe(true);
+    const monaco = restaurantsNear(43.7384, 7.4246);
+    expect(near(monaco.length, 121, 0.1)).toBe(true);
+    expect(near(monaco.filter((p) => p.website).length, 54, 0.1)).toBe(true);
   });
 
   test("--replace drops the source first, then imports it afresh", async () => {

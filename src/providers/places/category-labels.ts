@@ -9,7 +9,7 @@
 const OSM_LABELS: Record<string, string[]> = {
   // amenity: food and drink
   "amenity=restaurant": ["restaurant"],
-  "amenity=fast_food": ["fast food", "restaurant"],
+  "amenity=fast_food": ["fast food"],
   "amenity=cafe": ["cafe"],
   "amenity=bar": ["bar"],
   "amenity=pub": ["pub", "bar"],
