@@ -60,6 +60,17 @@ describe("outreach places import", () => {
     expect(JSON.parse(stats.stdout).sources).toEqual([]);
   });
 
+  test("Ctrl-C stops the import with exit 130 and stats then show the source as failed", async () => {
+    const env = cliEnv();
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runCli(["places", "import", listFile()], { env, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("interrupted");
+    const stats = JSON.parse((await runCli(["places", "stats", "--json"], { env })).stdout);
+    expect(stats.sources).toMatchObject([{ name: "clients.csv", status: "failed", places: 0 }]);
+  });
+
   test("--help shows an example", async () => {
     const result = await runCli(["places", "import", "--help"]);
     expect(result.code).toBe(0);
