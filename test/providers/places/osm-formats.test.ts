@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { createOSMStream } from "osm-pbf-parser-node";
 import { deflateSync } from "node:zlib";
 import { describe, expect, test } from "vitest";
+import { parse as parsePrimitiveBlock } from "osm-pbf-parser-node";
 import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
+import { readNodeCoordinates, readPbfBlocks } from "../../../src/providers/places/importers/pbf-blocks.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import type { ImportItem, PlaceRecord } from "../../../src/providers/places/place-record.js";
 import { tempDir } from "../../helpers/data-dir.js";
@@ -99,6 +101,29 @@ describe("OSM PBF importer", () => {
     expect(museum!.lat).toBeCloseTo(lat / refs.length, 9);
     expect(museum!.lng).toBeCloseTo(lng / refs.length, 9);
   }, 30_000);
+
+  test("the lean second-pass decoder gives every node the library gives, at the same coordinates", async () => {
+    let nodes = 0;
+    let sawWaysBlock = false;
+    for await (const block of readPbfBlocks(MONACO, "monaco")) {
+      if (block.type !== "OSMData") continue;
+      const expected = (parsePrimitiveBlock(block.data, { node: false, way: false, relation: false } as never) as { type: string; id: number; lat: number; lon: number }[])
+        .filter((e) => e.type === "node");
+      const got: [number, number, number][] = [];
+      const { sawNonNodes } = readNodeCoordinates(block.data, (id, lat, lng) => got.push([id, lat, lng]));
+      expect(sawNonNodes).toBe(expected.length === 0);
+      sawWaysBlock ||= sawNonNodes;
+      expect(got.map((g) => g[0])).toEqual(expected.map((e) => e.id));
+      let worst = 0;
+      for (let i = 0; i < got.length; i++) {
+        worst = Math.max(worst, Math.abs(got[i]![1] - expected[i]!.lat), Math.abs(got[i]![2] - expected[i]!.lon));
+      }
+      expect(worst).toBeLessThan(1e-9);
+      nodes += got.length;
+    }
+    expect(nodes).toBeGreaterThan(10_000);
+    expect(sawWaysBlock).toBe(true);
+  });
 
   test("Monaco: about 584 businesses", async () => {
     const { places } = await collect(new OsmPbfImporter(MONACO).read({}));

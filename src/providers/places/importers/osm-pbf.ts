@@ -4,7 +4,7 @@ import { KEPT_TAG_KEYS } from "../osm-tags.js";
 import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
 import { dateFromEpochSeconds, dateFromFileName } from "./data-date.js";
 import { OsmElementCollector } from "./osm-elements.js";
-import { readPbfBlocks } from "./pbf-blocks.js";
+import { readNodeCoordinates, readPbfBlocks } from "./pbf-blocks.js";
 
 interface ParsedNode {
   type: "node";
@@ -26,9 +26,12 @@ type Parsed = ParsedNode | ParsedWay | { type: "relation" };
  * when it is not an OSMTransform: keep only the tags we map, skip relations' tags.
  */
 const FIRST_PASS_TAGS = { node: KEPT_TAG_KEYS, way: KEPT_TAG_KEYS, relation: false } as unknown as OSMOptions;
-const COORDINATES_ONLY = { node: false, way: false, relation: false } as unknown as OSMOptions;
 
-/** `.osm.pbf` (streaming, two passes: businesses, then the coordinates of business ways' nodes). */
+/**
+ * `.osm.pbf` (streaming, two passes: businesses, then the coordinates of business ways'
+ * nodes). The first pass decodes with osm-pbf-parser-node; the second only needs node
+ * coordinates and uses our own lean decoder (`readNodeCoordinates`).
+ */
 export class OsmPbfImporter implements PlaceImporter {
   private dataDate: string | null = null;
 
@@ -57,13 +60,9 @@ export class OsmPbfImporter implements PlaceImporter {
     if (collector.wayCount === 0) return;
     for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
       if (block.type !== "OSMData") continue;
-      let sawWays = false;
-      for (const element of parsePrimitiveBlock(block.data, COORDINATES_ONLY) as Parsed[]) {
-        if (element.type === "node") collector.coordinates(element.id, element.lat, element.lon);
-        else sawWays = true;
-      }
+      const { sawNonNodes } = readNodeCoordinates(block.data, (id, lat, lng) => collector.coordinates(id, lat, lng));
       // Nodes come first in a sorted file: once ways start (or all are found) we are done.
-      if (collector.allCoordinatesKnown || (sortedByType && sawWays)) break;
+      if (collector.allCoordinatesKnown || (sortedByType && sawNonNodes)) break;
     }
     yield* collector.ways();
   }
