@@ -98,13 +98,17 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
  * keep answering searches during an import. The network is never involved.
  */
 export class PlacesImportService {
-  readonly repo: PlacesRepo;
+  private placesRepo?: PlacesRepo;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: Clock,
-  ) {
-    this.repo = new PlacesRepo(db);
+  ) {}
+
+  /** Made on first use: the server, which never imports, prepares none of this. */
+  get repo(): PlacesRepo {
+    this.placesRepo ??= new PlacesRepo(this.db);
+    return this.placesRepo;
   }
 
   async importFile(path: string, options: ImportFileOptions = {}): Promise<ImportSummary> {
