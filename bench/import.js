@@ -118,3 +118,31 @@ for (const size of [1, 100, 1000, 10000]) {
 }
 console.log("Writes (insert into places + R*Tree + FTS5 via triggers), by places per transaction");
 console.table(batchRows);
+
+// Where write time goes (profile, not a product path): the same batches into throwaway
+// databases with the FTS5 half of the insert trigger removed, then with no trigger at all.
+const profileRows = [];
+for (const variant of ["places + R*Tree + FTS5", "places + R*Tree", "places only"]) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const dir = fresh();
+    const db = openDatabase(join(dir, "bench.db"));
+    if (variant !== "places + R*Tree + FTS5") {
+      db.exec(`DROP TRIGGER places_ai;
+        CREATE TRIGGER places_ai AFTER INSERT ON places BEGIN
+          INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng) VALUES (new.id, new.lat, new.lat, new.lng, new.lng);
+        END;`);
+    }
+    if (variant === "places only") db.exec("DROP TRIGGER places_ai");
+    const repo = new PlacesRepo(db);
+    const source = repo.beginSource({ kind: "osm", name: "bench", dataDate: null, licence: "x", attribution: "x", now: new Date().toISOString() });
+    const started = performance.now();
+    for (let at = 0; at < writes.length; at += 1000) repo.upsertBatch(source.id, writes.slice(at, at + 1000), "t");
+    times.push((performance.now() - started) / 1000);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  profileRows.push({ "insert writes": variant, "write s (median)": median(times).toFixed(3), "places/s": Math.round(writes.length / median(times)) });
+}
+console.log("Where write time goes (batch 1000)");
+console.table(profileRows);
