@@ -7,6 +7,7 @@ import { CampaignService } from "./campaigns.js";
 import type { ServerConfig } from "./config.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
+import { PlacesImportService } from "./places-import.js";
 import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService } from "./sending-domains.js";
 import { TeamApiKeyService } from "./team-api-keys.js";
@@ -32,6 +33,7 @@ export interface Services {
   campaigns: CampaignService;
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
+  placesImport: PlacesImportService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -45,5 +47,6 @@ export function createServices(deps: ServiceDeps): Services {
   const teamApiKeys = new TeamApiKeyService(deps.db, deps.clock);
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService(deps.db, deps.clock);
-  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand };
+  const placesImport = new PlacesImportService(deps.db, deps.clock);
+  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand, placesImport };
 }

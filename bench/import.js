@@ -1,0 +1,148 @@
+// Import benchmark: seconds and places/s for the Liechtenstein PBF and the Overture sample
+// (median of 3 runs, each into a fresh data directory), the time spent reading alone, the
+// ratio to `osmium tags-filter` over the same file in the same run (when osmium-tool is
+// installed), and write throughput by batch size (places per transaction).
+//
+//   npm run build && node bench/import.js
+//
+// Reads the extracts from ../shared/data (never copied into the repo).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { importerFor } from "../dist/providers/places/importers/index.js";
+import { openInstance } from "../dist/services/instance.js";
+import { toPlaceWrite } from "../dist/services/places-import.js";
+import { PlacesRepo } from "../dist/store/places.js";
+import { openDatabase } from "../dist/store/db.js";
+
+const DATA = resolve(import.meta.dirname, "../../shared/data");
+const FILES = [
+  { label: "Liechtenstein PBF", path: join(DATA, "liechtenstein-2026-03-29.osm.pbf"), osmium: true },
+  { label: "Overture sample", path: join(DATA, "overture-places-us-sample-3425.parquet"), osmium: false },
+];
+const RUNS = 3;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fresh = () => mkdtempSync(join(tmpdir(), "outreach-bench-"));
+const env = { OUTREACH_SECRET_KEY: "" };
+
+function hasOsmium() {
+  try {
+    execFileSync("osmium", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function timeImport(path) {
+  const dir = fresh();
+  const instance = openInstance({ dataDir: dir, env: { ...process.env, ...env } });
+  try {
+    const started = performance.now();
+    const summary = await instance.services.placesImport.importFile(path);
+    return { seconds: (performance.now() - started) / 1000, places: summary.total };
+  } finally {
+    instance.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function timeRead(path) {
+  const started = performance.now();
+  const places = [];
+  for await (const item of importerFor(path).read({})) if (item.kind === "place") places.push(item.place);
+  return { seconds: (performance.now() - started) / 1000, places };
+}
+
+function timeOsmium(path) {
+  const out = join(fresh(), "filtered.osm.pbf");
+  const started = performance.now();
+  execFileSync("osmium", ["tags-filter", path, "nwr/shop", "nwr/amenity", "nwr/craft", "nwr/office", "nwr/tourism", "nwr/healthcare", "-o", out, "--overwrite"], { stdio: "ignore" });
+  const seconds = (performance.now() - started) / 1000;
+  rmSync(out, { force: true });
+  return seconds;
+}
+
+const osmium = hasOsmium();
+const rows = [];
+let writeSample = [];
+for (const file of FILES) {
+  await timeImport(file.path); // warm-up: module loading and JIT, not counted
+  const imports = [];
+  const reads = [];
+  const osm = [];
+  let places = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const run = await timeImport(file.path);
+    imports.push(run.seconds);
+    places = run.places;
+    const read = await timeRead(file.path);
+    reads.push(read.seconds);
+    writeSample = writeSample.concat(i === 0 ? read.places : []);
+    if (osmium && file.osmium) osm.push(timeOsmium(file.path));
+  }
+  const seconds = median(imports);
+  rows.push({
+    file: file.label,
+    places,
+    "import s (median)": seconds.toFixed(3),
+    "places/s": Math.round(places / seconds),
+    "read only s": median(reads).toFixed(3),
+    "osmium tags-filter s": osm.length ? median(osm).toFixed(3) : "n/a",
+    "ours / osmium": osm.length ? (seconds / median(osm)).toFixed(1) + "×" : osmium ? "n/a (not OSM)" : "osmium not installed",
+  });
+}
+console.log(`Import, median of ${RUNS} runs (${new Date().toISOString()}, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+console.table(rows);
+
+// Write throughput by batch size, on the places read above (reading excluded).
+const writes = writeSample.map(toPlaceWrite);
+const batchRows = [];
+for (const size of [1, 100, 1000, 10000]) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const dir = fresh();
+    const db = openDatabase(join(dir, "bench.db"));
+    const repo = new PlacesRepo(db);
+    const source = repo.beginSource({ kind: "osm", name: "bench", dataDate: null, licence: "x", attribution: "x", now: new Date().toISOString() });
+    const started = performance.now();
+    for (let at = 0; at < writes.length; at += size) repo.upsertBatch(source.id, writes.slice(at, at + size), new Date().toISOString());
+    times.push((performance.now() - started) / 1000);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const seconds = median(times);
+  batchRows.push({ "batch size": size, places: writes.length, "write s (median)": seconds.toFixed(3), "places/s": Math.round(writes.length / seconds) });
+}
+console.log("Writes (insert into places + R*Tree + FTS5 via triggers), by places per transaction");
+console.table(batchRows);
+
+// Where write time goes (profile, not a product path): the same batches into throwaway
+// databases with the FTS5 half of the insert trigger removed, then with no trigger at all.
+const profileRows = [];
+for (const variant of ["places + R*Tree + FTS5", "places + R*Tree", "places only"]) {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const dir = fresh();
+    const db = openDatabase(join(dir, "bench.db"));
+    if (variant !== "places + R*Tree + FTS5") {
+      db.exec(`DROP TRIGGER places_ai;
+        CREATE TRIGGER places_ai AFTER INSERT ON places BEGIN
+          INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng) VALUES (new.id, new.lat, new.lat, new.lng, new.lng);
+        END;`);
+    }
+    if (variant === "places only") db.exec("DROP TRIGGER places_ai");
+    const repo = new PlacesRepo(db);
+    const source = repo.beginSource({ kind: "osm", name: "bench", dataDate: null, licence: "x", attribution: "x", now: new Date().toISOString() });
+    const started = performance.now();
+    for (let at = 0; at < writes.length; at += 1000) repo.upsertBatch(source.id, writes.slice(at, at + 1000), "t");
+    times.push((performance.now() - started) / 1000);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  profileRows.push({ "insert writes": variant, "write s (median)": median(times).toFixed(3), "places/s": Math.round(writes.length / median(times)) });
+}
+console.log("Where write time goes (batch 1000)");
+console.table(profileRows);

@@ -1,0 +1,150 @@
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import { isAppError } from "../../core/errors.js";
+import { importerFor } from "../../providers/places/importers/index.js";
+import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../providers/places/place-record.js";
+import { parseBoundingBox, type ImportSummary } from "../../services/places-import.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT, UsageError } from "../exit-codes.js";
+import { printJson, printRecord, printRows } from "../output.js";
+import { progressSpinner } from "../progress-spinner.js";
+import { example, withJson } from "./shared.js";
+
+/**
+ * `outreach places`: the local places index is the server's shared data, managed by the
+ * operator on the machine that holds the data directory (like `outreach admin`), so these
+ * commands open the store directly and refuse a remote server.
+ */
+export function registerPlaces(program: Command, ctx: CommandContext): void {
+  const places = program.command("places").description("manage the local places index that lead searches use (import OSM, Overture, CSV/NDJSON; stats)");
+
+  const refuseRemote = () => {
+    if (ctx.globals.baseUrl ?? ctx.env.OUTREACH_BASE_URL) {
+      throw new UsageError(
+        "`outreach places` manages the places index of a local data directory and cannot act on a remote server: run it on the server's machine (with --data-dir) instead of with --base-url",
+      );
+    }
+  };
+
+  const importCommand = withJson(
+    places
+      .command("import")
+      .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
+      .argument("<files...>", "files to import, in order")
+      .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
+      .option("--replace", "drop everything previously imported from a file of the same name first"),
+  ).action(async (files: string[], options: { bbox?: string; replace?: boolean; json?: boolean }) => {
+    refuseRemote();
+    let bbox;
+    try {
+      bbox = options.bbox === undefined ? undefined : parseBoundingBox(options.bbox);
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    // Check every file before importing any, so a typo in the third name costs nothing.
+    for (const file of files) importerFor(resolve(file));
+    const service = ctx.openInstance().services.placesImport;
+    const summaries: ImportSummary[] = [];
+    for (const file of files) {
+      const spinner = progressSpinner(ctx.io, `${file}: reading…`);
+      let summary: ImportSummary;
+      try {
+        summary = await service.importFile(file, {
+          bbox,
+          replace: options.replace,
+          signal: ctx.io.signal,
+          onProgress: (p) => spinner.update(`${p.file}: ${p.places.toLocaleString("en")} places, ${p.skipped.toLocaleString("en")} skipped`),
+        });
+      } catch (err) {
+        spinner.fail(`${file}: import stopped`);
+        if (summaries.length) ctx.info(`Already imported: ${summaries.map((s) => s.file).join(", ")}.`);
+        if (isAppError(err)) throw new CliError(err.message, EXIT.usage);
+        throw err;
+      }
+      spinner.succeed(`${summary.file}: ${summary.total.toLocaleString("en")} places in ${summary.seconds.toFixed(1)} s`);
+      summaries.push(summary);
+      if (!options.json) printSummary(ctx, summary);
+    }
+    if (options.json) printJson(ctx.io, summaries);
+  });
+  example(
+    importCommand,
+    "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
+    "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
+    "outreach places import my-dentists.csv --replace --json",
+  );
+
+  const stats = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action(
+    (options: { json?: boolean }) => {
+      refuseRemote();
+      const { sources, index } = ctx.openInstance().services.placesImport.stats();
+      const kinds = new Set(sources.map((s) => s.kind));
+      const attribution = [
+        ...(kinds.has("osm") ? [OSM_ATTRIBUTION] : []),
+        ...(kinds.has("overture") ? [OVERTURE_ATTRIBUTION] : []),
+        GEONAMES_ATTRIBUTION,
+      ];
+      if (options.json) {
+        return printJson(ctx.io, {
+          sources: sources.map((s) => ({
+            name: s.name,
+            kind: s.kind,
+            dataDate: s.data_date,
+            licence: s.licence,
+            attribution: s.attribution,
+            importedAt: s.imported_at,
+            status: s.status,
+            places: s.place_count,
+            withWebsite: s.with_website,
+            withPhone: s.with_phone,
+            withEmail: s.with_email,
+          })),
+          index,
+          attribution,
+        });
+      }
+      if (sources.length === 0) ctx.info("The places index is empty: import an extract with `outreach places import FILE` (see docs/data.md).");
+      printRows(ctx.io, ctx.env, sources, [
+        { header: "SOURCE", value: (s) => s.name },
+        { header: "KIND", value: (s) => s.kind },
+        { header: "DATA DATE", value: (s) => s.data_date ?? "unknown" },
+        { header: "PLACES", value: (s) => s.place_count },
+        { header: "WEBSITE", value: (s) => s.with_website },
+        { header: "PHONE", value: (s) => s.with_phone },
+        { header: "EMAIL", value: (s) => s.with_email },
+        { header: "LICENCE", value: (s) => s.licence },
+        { header: "STATUS", value: (s) => (s.status === "complete" ? "complete" : `${s.status} (re-run the import)`) },
+      ]);
+      // On a terminal the attribution follows the table; piped, stdout stays pure rows.
+      const write = (line: string) => (ctx.io.stdoutIsTTY ? ctx.io.stdout.write(line + "\n") : ctx.info(line));
+      write(`\n${index.places.toLocaleString("en")} places; localities: ${index.cities} cities, ${index.postcodes} postcodes.`);
+      write("Attribution (show it wherever results are shown):");
+      for (const line of attribution) write(`  ${line}`);
+    },
+  );
+  example(stats, "outreach places stats", "outreach places stats --json");
+}
+
+function printSummary(ctx: CommandContext, s: ImportSummary): void {
+  const skipped = Object.entries(s.skipped)
+    .map(([reason, n]) => `${n} ${reason}`)
+    .join(", ");
+  printRecord(ctx.io, [
+    ["file", s.file],
+    ["kind", s.source.kind],
+    ["data date", s.source.dataDate ?? "unknown"],
+    ["added", s.added],
+    ["updated", s.updated],
+    ["unchanged", s.unchanged],
+    ["removed", s.removed],
+    ["skipped", skipped || "0"],
+    ["places", s.total],
+    ["with website", s.withWebsite],
+    ["with phone", s.withPhone],
+    ["with email", s.withEmail],
+    ["licence", s.source.licence],
+  ]);
+  for (const line of s.rejectedRows) ctx.warn(`${s.file} ${line}`);
+  const rejected = s.skipped["invalid row"] ?? 0;
+  if (rejected > s.rejectedRows.length) ctx.warn(`${s.file}: ${rejected - s.rejectedRows.length} more rejected rows not shown (use --json for the counts)`);
+}

@@ -1,0 +1,54 @@
+import ora, { type Ora } from "ora";
+import type { CliIO } from "./io.js";
+
+/**
+ * A spinner on stderr when stderr is a terminal, nothing otherwise (piped output and
+ * CI logs stay clean). Ora wants a TTY stream: this adapter gives it one over the
+ * injected `io.stderr`, so tests can run commands "on a terminal" in-process.
+ */
+export interface ProgressSpinner {
+  update(text: string): void;
+  succeed(text: string): void;
+  fail(text: string): void;
+  stop(): void;
+}
+
+function terminalStream(io: CliIO) {
+  const write = (s: string) => {
+    io.stderr.write(s);
+    return true;
+  };
+  return {
+    isTTY: true,
+    columns: io.columns ?? 80,
+    rows: 24,
+    write,
+    cursorTo: (x: number) => write(`\u001b[${x + 1}G`),
+    moveCursor: (dx: number, dy: number) => write((dy < 0 ? `\u001b[${-dy}A` : dy > 0 ? `\u001b[${dy}B` : "") + (dx > 0 ? `\u001b[${dx}C` : dx < 0 ? `\u001b[${-dx}D` : "")),
+    clearLine: () => write("\u001b[2K"),
+    on: () => undefined,
+    once: () => undefined,
+    off: () => undefined,
+    removeListener: () => undefined,
+  };
+}
+
+export function progressSpinner(io: CliIO, text: string): ProgressSpinner {
+  if (!io.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
+  const spinner: Ora = ora({
+    text,
+    stream: terminalStream(io) as unknown as NodeJS.WritableStream,
+    isEnabled: true,
+    discardStdin: false,
+    hideCursor: false,
+  }).start();
+  return {
+    update(next) {
+      spinner.text = next;
+      spinner.render(); // CPU-bound work starves ora's timer: draw on every update
+    },
+    succeed: (done) => void spinner.succeed(done),
+    fail: (done) => void spinner.fail(done),
+    stop: () => void spinner.stop(),
+  };
+}

@@ -1,0 +1,104 @@
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { Readable } from "node:stream";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
+import Bunzip from "seek-bzip";
+import { AppError, badRequest } from "../../../core/errors.js";
+import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
+import { dateFromFileName } from "./data-date.js";
+import { OsmElementCollector } from "./osm-elements.js";
+
+/**
+ * `.osm` (streamed) and `.osm.bz2` OSM XML. seek-bzip decompresses a whole buffer, so a
+ * `.osm.bz2` is held decompressed in memory once and parsed twice from it: fine for the
+ * city-sized files people export as XML; for countries, use the PBF (smaller, faster).
+ */
+export class OsmXmlImporter implements PlaceImporter {
+  private dataDate: string | null = null;
+  private decompressed: Buffer | null = null;
+
+  constructor(private readonly path: string) {}
+
+  private async text(signal?: AbortSignal): Promise<Readable> {
+    if (!this.path.endsWith(".bz2")) return createReadStream(this.path, { encoding: "utf8" });
+    if (!this.decompressed) {
+      const compressed = await readFile(this.path, { signal });
+      try {
+        this.decompressed = Bunzip.decode(compressed, undefined, true);
+      } catch (err) {
+        throw badRequest(`${basename(this.path)} is not a readable bzip2 file (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
+    return Readable.from([this.decompressed.toString("utf8")]);
+  }
+
+  /** Run the SAX parser over the file, handing each element to `onElement`; yields what it returns. */
+  private async *parse(
+    signal: AbortSignal | undefined,
+    onElement: (element: { name: string; attributes: Record<string, string>; tags: Record<string, string>; refs: number[] }) => ImportItem | null,
+  ): AsyncGenerator<ImportItem> {
+    const fileName = basename(this.path);
+    const parser = new SaxesParser();
+    const pending: ImportItem[] = [];
+    let current: { name: string; attributes: Record<string, string>; tags: Record<string, string>; refs: number[] } | null = null;
+    let sawRoot = false;
+    parser.on("opentag", (tag: SaxesTagPlain) => {
+      const attributes = tag.attributes as Record<string, string>;
+      if (!sawRoot) {
+        if (tag.name !== "osm") throw badRequest(`${fileName} is not OSM XML (root element <${tag.name}>, expected <osm>)`);
+        sawRoot = true;
+        if (attributes.timestamp) this.dataDate ??= attributes.timestamp.slice(0, 10);
+        return;
+      }
+      if (tag.name === "node" || tag.name === "way") current = { name: tag.name, attributes, tags: {}, refs: [] };
+      else if (tag.name === "tag" && current && attributes.k !== undefined) current.tags[attributes.k] = attributes.v ?? "";
+      else if (tag.name === "nd" && current && attributes.ref) current.refs.push(Number(attributes.ref));
+      else if (tag.name === "meta" && attributes.osm_base) this.dataDate ??= attributes.osm_base.slice(0, 10);
+    });
+    parser.on("closetag", (tag) => {
+      if (current && tag.name === current.name) {
+        const item = onElement(current);
+        if (item) pending.push(item);
+        current = null;
+      }
+    });
+    const text = await this.text(signal);
+    try {
+      for await (const chunk of text) {
+        signal?.throwIfAborted();
+        parser.write(chunk as string);
+        yield* pending.splice(0);
+      }
+      parser.close();
+    } catch (err) {
+      if (err instanceof AppError || (err instanceof Error && err.name === "AbortError")) throw err;
+      throw badRequest(`${fileName} is not well-formed OSM XML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    } finally {
+      text.destroy();
+    }
+    yield* pending.splice(0);
+  }
+
+  async *read(options: ImportOptions): AsyncGenerator<ImportItem> {
+    const collector = new OsmElementCollector(options.bbox);
+    yield* this.parse(options.signal, (el) => {
+      const id = Number(el.attributes.id);
+      if (!Number.isSafeInteger(id)) return null;
+      if (el.name === "node") return collector.node(id, Number(el.attributes.lat), Number(el.attributes.lon), el.tags);
+      return collector.way(id, el.refs, el.tags);
+    });
+    if (collector.wayCount > 0) {
+      for await (const _ of this.parse(options.signal, (el) => {
+        if (el.name === "node") collector.coordinates(Number(el.attributes.id), Number(el.attributes.lat), Number(el.attributes.lon));
+        return null;
+      }));
+      yield* collector.ways();
+    }
+    this.decompressed = null;
+  }
+
+  source(): SourceInfo {
+    return { kind: "osm", dataDate: this.dataDate ?? dateFromFileName(basename(this.path)), licence: OSM_LICENCE, attribution: OSM_ATTRIBUTION };
+  }
+}

@@ -1,0 +1,187 @@
+import { basename, resolve } from "node:path";
+import type { Clock } from "../core/clock.js";
+import { badRequest } from "../core/errors.js";
+import { importerFor } from "../providers/places/importers/index.js";
+import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
+import type { Db } from "../store/db.js";
+import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+
+/** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
+export const DEFAULT_BATCH_SIZE = 1000;
+/** At most this many rejected-row messages are kept for the summary (the counts are always complete). */
+const MAX_REJECTED_ROWS = 50;
+/** Records (places or skips) between progress reports besides the one after each batch. */
+const PROGRESS_EVERY = 5000;
+
+export interface ImportProgress {
+  file: string;
+  /** Places read from the file so far (written or about to be). */
+  places: number;
+  skipped: number;
+}
+
+export interface ImportSummary {
+  file: string;
+  source: { name: string; kind: string; dataDate: string | null; licence: string };
+  /** Places new to the index. */
+  added: number;
+  /** Places already in the index whose fields changed. */
+  updated: number;
+  unchanged: number;
+  /** Places of this source that the file no longer contains (or all of them before a --replace). */
+  removed: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  /** "line 7, field lat: …" for the first rejected rows of a CSV/NDJSON file. */
+  rejectedRows: string[];
+  /** Places of this source in the index after the import. */
+  total: number;
+  withWebsite: number;
+  withPhone: number;
+  withEmail: number;
+  seconds: number;
+}
+
+export interface ImportFileOptions {
+  bbox?: BoundingBox;
+  /** Drop the source (all its places) before importing. */
+  replace?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+  batchSize?: number;
+}
+
+/** "minLng,minLat,maxLng,maxLat" → a box; a usage error names what is wrong. */
+export function parseBoundingBox(value: string): BoundingBox {
+  const parts = value.split(",").map((p) => p.trim());
+  const numbers = parts.map(Number);
+  if (parts.length !== 4 || parts.some((p) => p === "") || numbers.some((n) => !Number.isFinite(n))) {
+    throw badRequest(`--bbox must be four numbers minLng,minLat,maxLng,maxLat (got ${JSON.stringify(value)})`);
+  }
+  const [minLng, minLat, maxLng, maxLat] = numbers as [number, number, number, number];
+  if (Math.abs(minLng) > 180 || Math.abs(maxLng) > 180) throw badRequest("--bbox longitudes must be between -180 and 180");
+  if (Math.abs(minLat) > 90 || Math.abs(maxLat) > 90) throw badRequest("--bbox latitudes must be between -90 and 90");
+  if (minLng >= maxLng || minLat >= maxLat) throw badRequest("--bbox minimums must be smaller than maximums (minLng,minLat,maxLng,maxLat)");
+  return { minLng, minLat, maxLng, maxLat };
+}
+
+/** A cleaned place in column form (JSON serialised, category text for FTS). */
+export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
+  return {
+    placeId: place.placeId,
+    name: place.name,
+    address: place.address,
+    street: place.street,
+    housenumber: place.housenumber,
+    postcode: place.postcode,
+    city: place.city,
+    country: place.country,
+    lat: place.lat,
+    lng: place.lng,
+    website: place.website,
+    phone: place.phone,
+    email: place.email,
+    socials: place.socials ? JSON.stringify(place.socials) : null,
+    rating: place.rating,
+    categories: JSON.stringify(place.categories),
+    categoryText: place.categories.join(" "),
+    cuisine: place.cuisine,
+    brand: place.brand,
+    description: place.description,
+    openingHours: place.openingHours,
+    provenance: place.provenance,
+  };
+}
+
+/**
+ * Imports files into the local places index (the operator's job, from the CLI). Reading
+ * streams; writing is in batches, each its own immediate transaction, so the server can
+ * keep answering searches during an import. The network is never involved.
+ */
+export class PlacesImportService {
+  private placesRepo?: PlacesRepo;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Made on first use: the server, which never imports, prepares none of this. */
+  get repo(): PlacesRepo {
+    this.placesRepo ??= new PlacesRepo(this.db);
+    return this.placesRepo;
+  }
+
+  async importFile(path: string, options: ImportFileOptions = {}): Promise<ImportSummary> {
+    const started = performance.now();
+    const file = resolve(path);
+    const name = basename(file);
+    const importer = importerFor(file);
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    let removed = 0;
+    if (options.replace) {
+      const existing = this.repo.sourceByName(name);
+      if (existing) removed = this.repo.deleteSource(existing.id);
+    }
+    // Kind and licence are known from the format; the data date may come from the data.
+    const provisional = importer.source();
+    const source = this.repo.beginSource({ ...provisional, name, now: this.clock.now().toISOString() });
+    const counts = { added: 0, updated: 0, unchanged: 0 };
+    const skipped: Partial<Record<SkipReason, number>> = {};
+    const rejectedRows: string[] = [];
+    let read = 0;
+    let skippedTotal = 0;
+    let batch: PlaceWrite[] = [];
+    const flush = () => {
+      if (batch.length === 0) return;
+      const result = this.repo.upsertBatch(source.id, batch, this.clock.now().toISOString());
+      counts.added += result.added;
+      counts.updated += result.updated;
+      counts.unchanged += result.unchanged;
+      batch = [];
+      options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+    };
+    try {
+      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal })) {
+        // Ctrl-C stops between records, not only when the importer next touches the file.
+        options.signal?.throwIfAborted();
+        // Extracts are mostly skipped elements: report progress on them too, not only per batch.
+        if ((read + skippedTotal) % PROGRESS_EVERY === 0) options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+        if (item.kind === "skip") {
+          skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+          skippedTotal++;
+          if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
+          continue;
+        }
+        read++;
+        batch.push(toPlaceWrite(item.place));
+        if (batch.length >= batchSize) flush();
+      }
+      flush();
+    } catch (err) {
+      this.repo.failSource(source.id);
+      throw err;
+    }
+    const info = importer.source();
+    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.clock.now().toISOString() });
+    removed += gone;
+    this.repo.rebuildLocalities();
+    const stats = this.repo.sourceStats().find((s) => s.id === source.id);
+    return {
+      file: name,
+      source: { name, kind: info.kind, dataDate: info.dataDate, licence: info.licence },
+      ...counts,
+      removed,
+      skipped,
+      rejectedRows,
+      total: placeCount,
+      withWebsite: stats?.with_website ?? 0,
+      withPhone: stats?.with_phone ?? 0,
+      withEmail: stats?.with_email ?? 0,
+      seconds: (performance.now() - started) / 1000,
+    };
+  }
+
+  stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> } {
+    return { sources: this.repo.sourceStats(), index: this.repo.indexCounts() };
+  }
+}

@@ -1,0 +1,292 @@
+import type { Statement } from "better-sqlite3";
+import { normaliseKey } from "../core/text.js";
+import type { Db } from "./db.js";
+
+/**
+ * The write side of the places index: sources, batched upserts, removal of places gone
+ * from a re-imported file, and the locality/postcode index. (The read side, for search,
+ * is `place-search.ts`.) R*Tree and FTS5 follow `places` through the triggers of
+ * migration 002, so nothing here touches them directly.
+ */
+
+export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
+
+export interface PlaceSourceRow {
+  id: number;
+  kind: SourceKind;
+  name: string;
+  data_date: string | null;
+  licence: string;
+  attribution: string;
+  imported_at: string;
+  place_count: number;
+  status: "importing" | "complete" | "failed";
+}
+
+/** A place as written: PlaceRecord's fields in column form (JSON already serialised). */
+export interface PlaceWrite {
+  placeId: string;
+  name: string;
+  address: string;
+  street: string | null;
+  housenumber: string | null;
+  postcode: string | null;
+  city: string | null;
+  country: string | null;
+  lat: number;
+  lng: number;
+  website: string | null;
+  phone: string | null;
+  email: string | null;
+  socials: string | null;
+  rating: number | null;
+  categories: string;
+  categoryText: string;
+  cuisine: string | null;
+  brand: string | null;
+  description: string | null;
+  openingHours: string | null;
+  provenance: string | null;
+}
+
+export interface BatchResult {
+  added: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface SourceStats extends PlaceSourceRow {
+  with_website: number;
+  with_phone: number;
+  with_email: number;
+}
+
+/** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no FTS churn). */
+const CONTENT_COLUMNS = [
+  "source_id", "name", "address", "street", "housenumber", "postcode", "city", "country", "lat", "lng", "website", "phone",
+  "email", "socials", "rating", "categories", "category_text", "cuisine", "brand", "description", "opening_hours", "provenance",
+] as const;
+
+export class PlacesRepo {
+  private readonly findPlace: Statement<[string], { id: number }>;
+  private readonly insertPlace: Statement;
+  private readonly updatePlace: Statement;
+  private readonly markSeen: Statement;
+
+  constructor(private readonly db: Db) {
+    // Which rows this import has written, to remove the source's other rows at the end.
+    // A temp table is private to this connection and vanishes with it.
+    db.exec("CREATE TEMP TABLE IF NOT EXISTS import_seen (place_rowid INTEGER PRIMARY KEY)");
+    this.findPlace = db.prepare("SELECT id FROM places WHERE place_id = ?");
+    const placeholders = CONTENT_COLUMNS.map((c) => "@" + c).join(", ");
+    this.insertPlace = db.prepare(
+      `INSERT INTO places (place_id, ${CONTENT_COLUMNS.join(", ")}, updated_at) VALUES (@place_id, ${placeholders}, @updated_at) RETURNING id`,
+    );
+    this.updatePlace = db.prepare(
+      `UPDATE places SET ${CONTENT_COLUMNS.map((c) => `${c} = @${c}`).join(", ")}, updated_at = @updated_at
+       WHERE id = @id AND (${CONTENT_COLUMNS.map((c) => `${c} IS NOT @${c}`).join(" OR ")})`,
+    );
+    this.markSeen = db.prepare("INSERT OR IGNORE INTO temp.import_seen (place_rowid) VALUES (?)");
+  }
+
+  sourceByName(name: string): PlaceSourceRow | undefined {
+    return this.db.prepare("SELECT * FROM place_sources WHERE name = ?").get(name) as PlaceSourceRow | undefined;
+  }
+
+  /** Start (or restart) importing a source: create its row or mark the existing one as importing. */
+  beginSource(row: { kind: SourceKind; name: string; dataDate: string | null; licence: string; attribution: string; now: string }): PlaceSourceRow {
+    return this.db.transaction(() => {
+      this.db.exec("DELETE FROM temp.import_seen");
+      return this.db
+        .prepare(
+          `INSERT INTO place_sources (kind, name, data_date, licence, attribution, imported_at, status)
+           VALUES (@kind, @name, @dataDate, @licence, @attribution, @now, 'importing')
+           ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, status = 'importing'
+           RETURNING *`,
+        )
+        .get(row) as PlaceSourceRow;
+    }).immediate();
+  }
+
+  /** Drop a source and (by cascade, through the triggers) its places, R*Tree and FTS rows. Returns the places removed. */
+  deleteSource(sourceId: number): number {
+    return this.db.transaction(() => {
+      const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
+      this.db.prepare("DELETE FROM places WHERE source_id = ?").run(sourceId);
+      this.db.prepare("DELETE FROM place_sources WHERE id = ?").run(sourceId);
+      return n;
+    }).immediate();
+  }
+
+  /**
+   * Insert or update one batch in one immediate transaction. A place already in the index
+   * (same place ID, from this or another source) is updated in place, keeping its rowid;
+   * an identical one is left alone.
+   */
+  upsertBatch(sourceId: number, places: readonly PlaceWrite[], now: string): BatchResult {
+    return this.db.transaction(() => {
+      const result: BatchResult = { added: 0, updated: 0, unchanged: 0 };
+      for (const p of places) {
+        const params = {
+          place_id: p.placeId, source_id: sourceId, name: p.name, address: p.address, street: p.street, housenumber: p.housenumber,
+          postcode: p.postcode, city: p.city, country: p.country, lat: p.lat, lng: p.lng, website: p.website, phone: p.phone,
+          email: p.email, socials: p.socials, rating: p.rating, categories: p.categories, category_text: p.categoryText,
+          cuisine: p.cuisine, brand: p.brand, description: p.description, opening_hours: p.openingHours, provenance: p.provenance,
+          updated_at: now,
+        };
+        const existing = this.findPlace.get(p.placeId);
+        let rowid: number;
+        if (existing) {
+          rowid = existing.id;
+          if (this.updatePlace.run({ ...params, id: rowid }).changes > 0) result.updated++;
+          else result.unchanged++;
+        } else {
+          rowid = (this.insertPlace.get(params) as { id: number }).id;
+          result.added++;
+        }
+        this.markSeen.run(rowid);
+      }
+      return result;
+    }).immediate();
+  }
+
+  /** After a complete import: remove the source's places this import did not see, record the outcome. */
+  completeSource(sourceId: number, info: { dataDate: string | null; licence: string; attribution: string; now: string }): { removed: number; placeCount: number } {
+    return this.db.transaction(() => {
+      const removed = this.db
+        .prepare("DELETE FROM places WHERE source_id = ? AND id NOT IN (SELECT place_rowid FROM temp.import_seen)")
+        .run(sourceId).changes;
+      const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
+      this.db
+        .prepare(
+          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete' WHERE id = ?",
+        )
+        .run(info.dataDate, info.licence, info.attribution, info.now, n, sourceId);
+      this.db.exec("DELETE FROM temp.import_seen");
+      return { removed, placeCount: n };
+    }).immediate();
+  }
+
+  /** An import stopped half-way: keep what was written (consistent, partial) and say so. */
+  failSource(sourceId: number): void {
+    this.db.transaction(() => {
+      const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
+      this.db.prepare("UPDATE place_sources SET status = 'failed', place_count = ? WHERE id = ?").run(n, sourceId);
+      this.db.exec("DELETE FROM temp.import_seen");
+    }).immediate();
+  }
+
+  /** Counts per source, with how many places have a website, phone, email. */
+  sourceStats(): SourceStats[] {
+    return this.db
+      .prepare(
+        `SELECT s.*,
+           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.website IS NOT NULL) AS with_website,
+           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.phone IS NOT NULL) AS with_phone,
+           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.email IS NOT NULL) AS with_email
+         FROM place_sources s ORDER BY s.name`,
+      )
+      .all() as SourceStats[];
+  }
+
+  /** Sanity figures: places, R*Tree and FTS rows (equal when the triggers did their job), localities. */
+  indexCounts(): { places: number; rtree: number; fts: number; cities: number; postcodes: number } {
+    const one = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return {
+      places: one("SELECT count(*) AS n FROM places"),
+      rtree: one("SELECT count(*) AS n FROM places_rtree"),
+      fts: one("SELECT count(*) AS n FROM places_fts_docsize"),
+      cities: one("SELECT count(*) AS n FROM localities WHERE kind = 'city'"),
+      postcodes: one("SELECT count(*) AS n FROM localities WHERE kind = 'postcode'"),
+    };
+  }
+
+  /**
+   * Rebuild `localities` from all places: one 'city' row per normalised city and country
+   * (centroid of its places, spelled as most places spell it) and one 'postcode' row per
+   * postcode and country (with its most common city); `country` is '' when unknown. Replaced in one transaction, so the
+   * geocoder never sees a half-built index.
+   */
+  rebuildLocalities(): { cities: number; postcodes: number } {
+    interface Group {
+      lat: number;
+      lng: number;
+      count: number;
+      spellings: Map<string, number>;
+      cities: Map<string, number>;
+      country: string | null;
+      key: string;
+    }
+    const cities = new Map<string, Group>();
+    const postcodes = new Map<string, Group>();
+    const add = (groups: Map<string, Group>, key: string, country: string | null, spelling: string, city: string | null, lat: number, lng: number) => {
+      const id = `${key}\u0000${country ?? ""}`;
+      let group = groups.get(id);
+      if (!group) {
+        group = { lat: 0, lng: 0, count: 0, spellings: new Map(), cities: new Map(), country, key };
+        groups.set(id, group);
+      }
+      group.lat += lat;
+      group.lng += lng;
+      group.count++;
+      group.spellings.set(spelling, (group.spellings.get(spelling) ?? 0) + 1);
+      if (city) group.cities.set(city, (group.cities.get(city) ?? 0) + 1);
+    };
+    const rows = this.db
+      .prepare("SELECT city, postcode, country, lat, lng FROM places WHERE city IS NOT NULL OR postcode IS NOT NULL")
+      .iterate() as IterableIterator<{ city: string | null; postcode: string | null; country: string | null; lat: number; lng: number }>;
+    for (const row of rows) {
+      const cityKey = row.city ? normaliseKey(row.city) : "";
+      if (cityKey) add(cities, cityKey, row.country, row.city!.trim(), null, row.lat, row.lng);
+      const postcodeKey = row.postcode ? normaliseKey(row.postcode) : "";
+      if (postcodeKey) add(postcodes, postcodeKey, row.country, row.postcode!.trim(), row.city?.trim() ?? null, row.lat, row.lng);
+    }
+    const mostCommon = (counts: Map<string, number>): string | null => {
+      let best: string | null = null;
+      let bestCount = 0;
+      for (const [value, count] of counts) {
+        if (count > bestCount || (count === bestCount && best !== null && value < best)) {
+          best = value;
+          bestCount = count;
+        }
+      }
+      return best;
+    };
+    // The PRIMARY KEY makes `country` NOT NULL (STRICT): '' means "not known". Places that
+    // do not say their country (OSM nodes often lack addr:country) join the group of the
+    // same name that does, the largest one when several countries share the name.
+    const mergeUnknownCountry = (groups: Map<string, Group>) => {
+      const largestByKey = new Map<string, Group>();
+      for (const g of groups.values()) {
+        if (g.country === null) continue;
+        const best = largestByKey.get(g.key);
+        if (!best || g.count > best.count) largestByKey.set(g.key, g);
+      }
+      for (const [id, g] of groups) {
+        if (g.country !== null) continue;
+        const target = largestByKey.get(g.key);
+        if (!target) continue;
+        target.lat += g.lat;
+        target.lng += g.lng;
+        target.count += g.count;
+        for (const [k, v] of g.spellings) target.spellings.set(k, (target.spellings.get(k) ?? 0) + v);
+        for (const [k, v] of g.cities) target.cities.set(k, (target.cities.get(k) ?? 0) + v);
+        groups.delete(id);
+      }
+    };
+    mergeUnknownCountry(cities);
+    mergeUnknownCountry(postcodes);
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM localities");
+      const insert = this.db.prepare(
+        "INSERT INTO localities (kind, key, name, city, country, lat, lng, place_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      );
+      for (const [kind, groups] of [["city", cities], ["postcode", postcodes]] as const) {
+        for (const g of groups.values()) {
+          insert.run(kind, g.key, mostCommon(g.spellings), kind === "postcode" ? mostCommon(g.cities) : null, g.country ?? "", g.lat / g.count, g.lng / g.count, g.count);
+        }
+      }
+    }).immediate();
+    return { cities: cities.size, postcodes: postcodes.size };
+  }
+}

@@ -1,0 +1,107 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { cliEnv, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/data-dir.js";
+import { LIECHTENSTEIN, near } from "../helpers/places-data.js";
+
+function listFile(): string {
+  const file = join(tempDir(), "clients.csv");
+  writeFileSync(file, "name,lat,lng,website,city,country\nAcme Dental,47.14,9.52,acme-dental.li,Vaduz,LI\nBroken,north,9.5,,,\n");
+  return file;
+}
+
+describe("outreach places import", () => {
+  test("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
+    const env = cliEnv();
+    const result = await runCli(["places", "import", LIECHTENSTEIN], { env, tty: true });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/liechtenstein-2026-03-29\.osm\.pbf: [\d,]+ places in [\d.]+ s/);
+    const added = Number(/added:\s+(\d+)/.exec(result.stdout)?.[1]);
+    expect(near(added, 591)).toBe(true);
+    expect(result.stdout).toMatch(/data date:\s+2026-03-29/);
+    expect(result.stdout).toMatch(/skipped:\s+\d+ infrastructure, \d+ unnamed/);
+    expect(result.stdout).toMatch(/with website:\s+\d+/);
+  });
+
+  test("piped: tab-separated pairs on stdout, no spinner; rejected rows named on stderr", async () => {
+    const result = await runCli(["places", "import", listFile()], { env: cliEnv() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("added\t1\n");
+    expect(result.stdout).toContain("skipped\t1 invalid row\n");
+    expect(result.stderr).toContain('clients.csv line 3, field lat: lat must be a number between -90 and 90 (got "north")');
+    expect(result.stderr).not.toContain("\u001b[");
+  });
+
+  test("--json prints one summary per file, and a second run reports the places unchanged", async () => {
+    const env = cliEnv();
+    const file = listFile();
+    const first = await runCli(["places", "import", file, "--json"], { env });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject([{ file: "clients.csv", added: 1, total: 1, withWebsite: 1, rejectedRows: [expect.stringContaining("line 3")] }]);
+    const again = await runCli(["places", "import", file, "--json"], { env });
+    expect(JSON.parse(again.stdout)).toMatchObject([{ added: 0, unchanged: 1, removed: 0, total: 1 }]);
+    const replaced = await runCli(["places", "import", file, "--replace", "--json"], { env });
+    expect(JSON.parse(replaced.stdout)).toMatchObject([{ added: 1, removed: 1, total: 1 }]);
+  });
+
+  test("usage errors: remote mode, a bad --bbox, an unknown file (nothing imported)", async () => {
+    const env = cliEnv();
+    const remote = await runCli(["--base-url", "http://127.0.0.1:9", "places", "import", listFile()], { env });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/cannot act on a remote server/);
+    const bbox = await runCli(["places", "import", listFile(), "--bbox", "1,2,3"], { env });
+    expect(bbox.code).toBe(2);
+    expect(bbox.stderr).toMatch(/--bbox must be four numbers/);
+    const missing = await runCli(["places", "import", listFile(), "/nonexistent/x.osm.pbf"], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/x\.osm\.pbf: no such file/);
+    const stats = await runCli(["places", "stats", "--json"], { env });
+    expect(JSON.parse(stats.stdout).sources).toEqual([]);
+  });
+
+  test("Ctrl-C stops the import with exit 130 and stats then show the source as failed", async () => {
+    const env = cliEnv();
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runCli(["places", "import", listFile()], { env, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("interrupted");
+    const stats = JSON.parse((await runCli(["places", "stats", "--json"], { env })).stdout);
+    expect(stats.sources).toMatchObject([{ name: "clients.csv", status: "failed", places: 0 }]);
+  });
+
+  test("--help shows an example", async () => {
+    const result = await runCli(["places", "import", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("$ outreach places import");
+  });
+});
+
+describe("outreach places stats", () => {
+  test("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
+    const env = cliEnv();
+    expect((await runCli(["places", "import", LIECHTENSTEIN, listFile()], { env })).code).toBe(0);
+
+    const table = await runCli(["places", "stats"], { env, tty: true });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/SOURCE.*KIND.*DATA DATE.*PLACES/);
+    expect(table.stdout).toContain("liechtenstein-2026-03-29.osm.pbf");
+    expect(table.stdout).toContain("© OpenStreetMap contributors, available under the Open Database License (ODbL) 1.0");
+    expect(table.stdout).toContain("Contains GeoNames data (geonames.org), CC BY 4.0");
+
+    const piped = await runCli(["places", "stats"], { env });
+    const lines = piped.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]!.split("\t").slice(0, 3)).toEqual(["clients.csv", "csv", "unknown"]);
+    expect(lines[1]!.split("\t").slice(0, 3)).toEqual(["liechtenstein-2026-03-29.osm.pbf", "osm", "2026-03-29"]);
+    expect(piped.stderr).toContain("Open Database License");
+
+    const json = JSON.parse((await runCli(["places", "stats", "--json"], { env })).stdout);
+    expect(json.sources).toHaveLength(2);
+    expect(json.sources[1]).toMatchObject({ kind: "osm", dataDate: "2026-03-29", licence: "ODbL-1.0", status: "complete" });
+    expect(json.index.places).toBe(json.sources[0].places + json.sources[1].places);
+    expect(json.index.fts).toBe(json.index.places);
+    expect(json.attribution).toHaveLength(2);
+  });
+});

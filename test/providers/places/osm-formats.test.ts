@@ -1,0 +1,207 @@
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createOSMStream } from "osm-pbf-parser-node";
+import { deflateSync } from "node:zlib";
+import { describe, expect, test } from "vitest";
+import { parse as parsePrimitiveBlock } from "osm-pbf-parser-node";
+import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
+import { readNodeCoordinates, readPbfBlocks } from "../../../src/providers/places/importers/pbf-blocks.js";
+import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
+import type { ImportItem, PlaceRecord } from "../../../src/providers/places/place-record.js";
+import { tempDir } from "../../helpers/data-dir.js";
+import { LIECHTENSTEIN, MONACO, near } from "../../helpers/places-data.js";
+
+async function collect(items: AsyncIterable<ImportItem>): Promise<{ places: PlaceRecord[]; skipped: Record<string, number> }> {
+  const places: PlaceRecord[] = [];
+  const skipped: Record<string, number> = {};
+  for await (const item of items) {
+    if (item.kind === "place") places.push(item.place);
+    else skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+  }
+  return { places, skipped };
+}
+
+// --- a hand-made PBF: protobuf encoding of BlobHeader/Blob/HeaderBlock -------------
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+const bytesField = (field: number, value: Buffer | string) => {
+  const buf = typeof value === "string" ? Buffer.from(value) : value;
+  return Buffer.concat([varint(field * 8 + 2), varint(buf.length), buf]);
+};
+const varintField = (field: number, value: number) => Buffer.concat([varint(field * 8), varint(value)]);
+function block(type: string, blob: Buffer): Buffer {
+  const header = Buffer.concat([bytesField(1, type), varintField(3, blob.length)]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(header.length);
+  return Buffer.concat([length, header, blob]);
+}
+const osmHeader = Buffer.concat([bytesField(4, "OsmSchema-V0.6"), bytesField(4, "DenseNodes"), varintField(32, 1774742400)]);
+
+describe("OSM PBF importer", () => {
+  test("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
+    const importer = new OsmPbfImporter(LIECHTENSTEIN);
+    const { places, skipped } = await collect(importer.read({}));
+    expect(near(places.length, 591)).toBe(true);
+    expect(near(places.filter((p) => p.website).length, 193, 0.1)).toBe(true);
+    expect(near(places.filter((p) => p.phone).length, 169, 0.1)).toBe(true);
+    expect(near(places.filter((p) => p.email).length, 74, 0.1)).toBe(true);
+    expect(skipped.infrastructure).toBeGreaterThan(1000);
+    expect(importer.source()).toMatchObject({ kind: "osm", dataDate: "2026-03-29", licence: "ODbL-1.0" });
+    expect(new Set(places.map((p) => p.placeId)).size).toBe(places.length);
+
+    const toscana = places.find((p) => p.placeId === "osm:node:592633045");
+    expect(toscana).toMatchObject({
+      name: "Pizzeria Toscana",
+      address: "Zollstrasse 82, 9494 Schaan",
+      website: "https://www.pizzeriatoscana.li/",
+      phone: "+423 373 95 09",
+      categories: ["restaurant", "italian restaurant"],
+      cuisine: "italian",
+    });
+    const figarissimo = places.find((p) => p.name === "Figarissimo");
+    expect(figarissimo?.categories).toContain("hairdresser");
+    expect(figarissimo?.city).toBe("Vaduz");
+  });
+
+  test("a business mapped as a building outline is placed at the centroid of its nodes", async () => {
+    const { places } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({}));
+    const museum = places.find((p) => p.placeId === "osm:way:28712148");
+    expect(museum).toMatchObject({
+      name: "Kunstmuseum Liechtenstein",
+      address: "Städtle 32, 9490 Vaduz",
+      website: "https://www.kunstmuseum.li/",
+      email: "mail@kunstmuseum.li",
+      categories: ["museum"],
+    });
+    // Independently: the library's own stream, the way's refs, the mean of their nodes.
+    let refs: number[] = [];
+    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+      const e = el as { type: string; id: number; refs?: number[] };
+      if (e.type === "way" && e.id === 28712148) refs = [...new Set(e.refs)];
+    }
+    const wanted = new Set(refs);
+    let lat = 0;
+    let lng = 0;
+    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+      const e = el as { type: string; id: number; lat: number; lon: number };
+      if (e.type === "node" && wanted.has(e.id)) {
+        lat += e.lat;
+        lng += e.lon;
+      }
+    }
+    expect(refs.length).toBeGreaterThan(3);
+    expect(museum!.lat).toBeCloseTo(lat / refs.length, 9);
+    expect(museum!.lng).toBeCloseTo(lng / refs.length, 9);
+  }, 30_000);
+
+  test("the lean second-pass decoder gives every node the library gives, at the same coordinates", async () => {
+    let nodes = 0;
+    let sawWaysBlock = false;
+    for await (const block of readPbfBlocks(MONACO, "monaco")) {
+      if (block.type !== "OSMData") continue;
+      const expected = (parsePrimitiveBlock(block.data, { node: false, way: false, relation: false } as never) as { type: string; id: number; lat: number; lon: number }[])
+        .filter((e) => e.type === "node");
+      const got: [number, number, number][] = [];
+      const { sawNonNodes } = readNodeCoordinates(block.data, (id, lat, lng) => got.push([id, lat, lng]));
+      expect(sawNonNodes).toBe(expected.length === 0);
+      sawWaysBlock ||= sawNonNodes;
+      expect(got.map((g) => g[0])).toEqual(expected.map((e) => e.id));
+      let worst = 0;
+      for (let i = 0; i < got.length; i++) {
+        worst = Math.max(worst, Math.abs(got[i]![1] - expected[i]!.lat), Math.abs(got[i]![2] - expected[i]!.lon));
+      }
+      expect(worst).toBeLessThan(1e-9);
+      nodes += got.length;
+    }
+    expect(nodes).toBeGreaterThan(10_000);
+    expect(sawWaysBlock).toBe(true);
+  });
+
+  test("Monaco: about 584 businesses", async () => {
+    const { places } = await collect(new OsmPbfImporter(MONACO).read({}));
+    expect(near(places.length, 584)).toBe(true);
+    expect(near(places.filter((p) => p.website).length, 198, 0.1)).toBe(true);
+  });
+
+  test("--bbox keeps only places inside the box", async () => {
+    const box = { minLng: 9.5, minLat: 47.13, maxLng: 9.53, maxLat: 47.15 };
+    const { places, skipped } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({ bbox: box }));
+    expect(places.length).toBeGreaterThan(20);
+    expect(skipped["outside bbox"]).toBeGreaterThan(300);
+    for (const p of places) {
+      expect(p.lat).toBeGreaterThanOrEqual(box.minLat);
+      expect(p.lng).toBeLessThanOrEqual(box.maxLng);
+    }
+  });
+
+  test("lz4-compressed blocks are refused with a message that names lz4", async () => {
+    const file = join(tempDir(), "lz4-2024-01-01.osm.pbf");
+    const lz4Blob = Buffer.concat([varintField(2, 100), bytesField(6, Buffer.from("not really lz4"))]);
+    writeFileSync(file, Buffer.concat([block("OSMHeader", bytesField(1, osmHeader)), block("OSMData", lz4Blob)]));
+    await expect(collect(new OsmPbfImporter(file).read({}))).rejects.toThrow(/lz4-compressed PBF blocks.*only zlib/);
+  });
+
+  test("zstd blocks are refused too, and a zlib header block is read (data date from its timestamp)", async () => {
+    const file = join(tempDir(), "zstd.osm.pbf");
+    const zlibHeader = Buffer.concat([varintField(2, osmHeader.length), bytesField(3, deflateSync(osmHeader))]);
+    writeFileSync(file, Buffer.concat([block("OSMHeader", zlibHeader), block("OSMData", bytesField(7, Buffer.from("zz")))]));
+    const importer = new OsmPbfImporter(file);
+    await expect(collect(importer.read({}))).rejects.toThrow(/zstd-compressed/);
+    expect(importer.source().dataDate).toBe("2026-03-29");
+  });
+
+  test("a file that is not a PBF is refused without a crash", async () => {
+    const file = join(tempDir(), "fake.osm.pbf");
+    writeFileSync(file, "<osm></osm> this is XML, not PBF");
+    await expect(collect(new OsmPbfImporter(file).read({}))).rejects.toThrow(/not an OSM PBF file/);
+  });
+});
+
+const XML = `<?xml version="1.0" encoding="UTF-8"?>
+<osm version="0.6" generator="test" timestamp="2025-05-06T00:00:00Z">
+  <node id="1" lat="48.1370" lon="11.5750"><tag k="name" v="Zahnarztpraxis Dr. Huber"/><tag k="amenity" v="dentist"/><tag k="addr:city" v="München"/><tag k="addr:postcode" v="80331"/><tag k="website" v="zahnarzt-huber.de"/></node>
+  <node id="2" lat="48.1000" lon="11.5000"/>
+  <node id="3" lat="48.1002" lon="11.5000"/>
+  <node id="4" lat="48.1002" lon="11.5004"/>
+  <node id="5" lat="48.1380" lon="11.5760"><tag k="amenity" v="bench"/><tag k="name" v="Bank"/></node>
+  <way id="10"><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="2"/><tag k="shop" v="bakery"/><tag k="name" v="Bäckerei Rischart"/></way>
+  <way id="11"><nd ref="99"/><tag k="shop" v="books"/><tag k="name" v="Nowhere Books"/></way>
+</osm>`;
+
+describe("OSM XML importer", () => {
+  test(".osm: nodes, ways at the centroid of their distinct nodes, skips with reasons, date from <osm timestamp>", async () => {
+    const file = join(tempDir(), "area.osm");
+    writeFileSync(file, XML);
+    const importer = new OsmXmlImporter(file);
+    const { places, skipped } = await collect(importer.read({}));
+    expect(places.map((p) => p.placeId).sort()).toEqual(["osm:node:1", "osm:way:10"]);
+    const bakery = places.find((p) => p.placeId === "osm:way:10")!;
+    expect(bakery.lat).toBeCloseTo((48.1 + 48.1002 + 48.1002) / 3, 9);
+    expect(bakery.lng).toBeCloseTo((11.5 + 11.5 + 11.5004) / 3, 9);
+    expect(places.find((p) => p.placeId === "osm:node:1")).toMatchObject({ website: "https://zahnarzt-huber.de/", categories: ["dentist"], address: "80331 München" });
+    expect(skipped).toEqual({ infrastructure: 1, "no coordinates": 1 });
+    expect(importer.source().dataDate).toBe("2025-05-06");
+  });
+
+  test(".osm.bz2 is decompressed and gives the same places", async () => {
+    const dir = tempDir();
+    const file = join(dir, "area.osm.bz2");
+    writeFileSync(file, execFileSync("bzip2", ["-c"], { input: XML }));
+    const { places } = await collect(new OsmXmlImporter(file).read({}));
+    expect(places.map((p) => p.name).sort()).toEqual(["Bäckerei Rischart", "Zahnarztpraxis Dr. Huber"]);
+  });
+
+  test("malformed XML is a clear error naming the file", async () => {
+    const file = join(tempDir(), "broken.osm");
+    writeFileSync(file, '<osm><node id="1" lat="1" lon="1"><tag k="name" v="x"></osm>');
+    await expect(collect(new OsmXmlImporter(file).read({}))).rejects.toThrow(/broken\.osm is not well-formed OSM XML/);
+  });
+});

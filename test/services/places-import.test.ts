@@ -1,0 +1,202 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { parseBoundingBox } from "../../src/services/places-import.js";
+import { tempDir } from "../helpers/data-dir.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { LIECHTENSTEIN, MONACO, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
+
+function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"]["db"]) {
+  return db.prepare("SELECT id, place_id FROM places ORDER BY place_id").all() as { id: number; place_id: string }[];
+}
+
+describe("importing into the places index", () => {
+  test("re-importing the same file updates in place: same count, same IDs and rowids, FTS and R*Tree in step", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const db = instance.services.deps.db;
+    const first = await service.importFile(LIECHTENSTEIN);
+    expect(near(first.added, 591)).toBe(true);
+    expect(first).toMatchObject({ updated: 0, removed: 0, total: first.added });
+    expect(near(first.withWebsite, 193, 0.1)).toBe(true);
+    const before = placeIds(db);
+
+    instance.clock.advance(60_000);
+    const second = await service.importFile(LIECHTENSTEIN);
+    expect(second).toMatchObject({ added: 0, updated: 0, unchanged: first.added, removed: 0, total: first.added });
+    expect(placeIds(db)).toEqual(before);
+    const counts = service.stats().index;
+    expect(counts).toMatchObject({ places: first.added, rtree: first.added, fts: first.added });
+    const [source] = service.stats().sources;
+    expect(source).toMatchObject({ kind: "osm", data_date: "2026-03-29", licence: "ODbL-1.0", status: "complete", place_count: first.added });
+    // FTS really indexes the labels: "restaurant" and the prefix "dent" find rows.
+    const fts = (q: string) => (db.prepare("SELECT count(*) AS n FROM places_fts WHERE places_fts MATCH ?").get(q) as { n: number }).n;
+    expect(fts("restaurant")).toBeGreaterThan(30);
+    expect(fts("dent*")).toBeGreaterThan(0);
+  });
+
+  test("labels support the known search shapes: about 50 restaurants within 5 km of Vaduz (16 with a website), 121 around Monaco-Ville (54)", async () => {
+    const instance = createTestInstance();
+    await instance.services.placesImport.importFile(LIECHTENSTEIN);
+    await instance.services.placesImport.importFile(MONACO);
+    const rows = instance.services.deps.db.prepare("SELECT lat, lng, website, categories FROM places").all() as {
+      lat: number;
+      lng: number;
+      website: string | null;
+      categories: string;
+    }[];
+    const km = (lat1: number, lng1: number, lat2: number, lng2: number) => {
+      const r = Math.PI / 180;
+      const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lng2 - lng1) * r) / 2) ** 2;
+      return 2 * 6371 * Math.asin(Math.sqrt(a));
+    };
+    const restaurantsNear = (lat: number, lng: number) =>
+      rows.filter((p) => (JSON.parse(p.categories) as string[]).includes("restaurant") && km(lat, lng, p.lat, p.lng) <= 5);
+    const vaduz = restaurantsNear(47.141, 9.5209);
+    expect(near(vaduz.length, 50, 0.1)).toBe(true);
+    expect(near(vaduz.filter((p) => p.website).length, 16, 0.2)).toBe(true);
+    const monaco = restaurantsNear(43.7384, 7.4246);
+    expect(near(monaco.length, 121, 0.1)).toBe(true);
+    expect(near(monaco.filter((p) => p.website).length, 54, 0.1)).toBe(true);
+  });
+
+  test("--replace drops the source first, then imports it afresh", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const first = await service.importFile(LIECHTENSTEIN);
+    const replaced = await service.importFile(LIECHTENSTEIN, { replace: true });
+    expect(replaced).toMatchObject({ removed: first.total, added: first.total, updated: 0, unchanged: 0, total: first.total });
+    expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total, fts: first.total });
+  });
+
+  test("localities are built from the places: Vaduz, Schaan, 9490 and München resolve", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    await service.importFile(LIECHTENSTEIN);
+    const munichImport = await service.importFile(MUNICH);
+    // ../shared/data/README.md: 2,126 businesses, 996 with a website, 906 with a phone.
+    expect(near(munichImport.total, 2126, 0.05)).toBe(true);
+    expect(near(munichImport.withWebsite, 996, 0.05)).toBe(true);
+    expect(near(munichImport.withPhone, 906, 0.05)).toBe(true);
+    const db = instance.services.deps.db;
+    const locality = (kind: string, key: string) => db.prepare("SELECT * FROM localities WHERE kind = ? AND key = ?").get(kind, key) as Record<string, unknown>;
+    expect(locality("city", "vaduz")).toMatchObject({ name: "Vaduz", country: "LI" });
+    expect(locality("city", "vaduz").lat).toBeCloseTo(47.14, 1);
+    expect(locality("city", "schaan")).toMatchObject({ name: "Schaan", country: "LI" });
+    expect(locality("postcode", "9490")).toMatchObject({ name: "9490", city: "Vaduz", country: "LI" });
+    const munich = locality("city", "munchen");
+    expect(munich).toMatchObject({ name: "München" });
+    expect(munich.lat).toBeCloseTo(48.137, 1);
+    expect(munich.lng).toBeCloseTo(11.575, 1);
+    expect(Number(munich.place_count)).toBeGreaterThan(500);
+  });
+
+  test("--bbox on the Overture sample keeps one area", async () => {
+    const instance = createTestInstance();
+    const summary = await instance.services.placesImport.importFile(OVERTURE_SAMPLE, { bbox: parseBoundingBox("-91.6,36.9,-87.0,42.6") });
+    expect(summary.total).toBeGreaterThan(20);
+    expect(summary.total).toBeLessThan(400);
+    expect(summary.skipped["outside bbox"]).toBe(3425 - summary.total);
+    const outside = instance.services.deps.db
+      .prepare("SELECT count(*) AS n FROM places WHERE lat < 36.9 OR lat > 42.6 OR lng < -91.6 OR lng > -87.0")
+      .get() as { n: number };
+    expect(outside.n).toBe(0);
+  });
+
+  test("a bad --bbox names what is wrong", () => {
+    expect(() => parseBoundingBox("1,2,3")).toThrow(/four numbers/);
+    expect(() => parseBoundingBox("10,47,9,48")).toThrow(/minimums must be smaller/);
+    expect(() => parseBoundingBox("10,95,11,96")).toThrow(/latitudes/);
+  });
+});
+
+describe("your own CSV and NDJSON lists", () => {
+  const CSV = [
+    "placeId,name,address,lat,lng,website,phone,email,categories,rating,facebook,city,country",
+    "d1,Dental Vaduz,\"Städtle 1, 9490 Vaduz\",47.14,9.52,dental-vaduz.li,+423 232 00 00,info@dental-vaduz.li,dentist;orthodontist,4.5,dentalvaduz,Vaduz,LI",
+    "d2,No Coordinates,Somewhere,,9.52,,,,,,,,",
+    "d3,Bad Lat,Somewhere,95,9.52,,,,,,,,",
+    "d4,Schaan Dentist,,47.165,9.51,not a url,12,nope,dentist,9,,Schaan,LI",
+    ",,,47.1,9.5,,,,,,,,",
+    "d1,Duplicate,,47.1,9.5,,,,,,,,",
+  ].join("\n");
+
+  test("good rows import with cleaned values; bad rows are reported by line and field and lose nothing else", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "my-dentists.csv");
+    writeFileSync(file, CSV);
+    const summary = await instance.services.placesImport.importFile(file);
+    expect(summary.added).toBe(2);
+    expect(summary.skipped).toEqual({ "invalid row": 3, "duplicate id": 1 });
+    expect(summary.rejectedRows).toEqual([
+      "line 3, field lat: lat is required",
+      "line 4, field lat: lat must be a number between -90 and 90 (got \"95\")",
+      "line 6, field name: name is required",
+      "line 7, field placeId: csv:my-dentists:d1 appears earlier in the file",
+    ]);
+    const rows = instance.services.deps.db.prepare("SELECT * FROM places ORDER BY place_id").all() as Record<string, unknown>[];
+    expect(rows[0]).toMatchObject({
+      place_id: "csv:my-dentists:d1",
+      name: "Dental Vaduz",
+      website: "https://dental-vaduz.li/",
+      email: "info@dental-vaduz.li",
+      rating: 4.5,
+      categories: '["dentist","orthodontist"]',
+      socials: '{"facebook":"https://www.facebook.com/dentalvaduz"}',
+    });
+    // Invalid optional values are dropped, the address falls back to the city.
+    expect(rows[1]).toMatchObject({ name: "Schaan Dentist", address: "Schaan", website: null, phone: null, email: null, rating: null });
+    expect(instance.services.placesImport.stats().sources[0]).toMatchObject({ kind: "csv", licence: "supplied by the user" });
+  });
+
+  test("re-importing an edited list updates changed rows in place and removes rows that are gone", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "list.ndjson");
+    const a = { placeId: "a", name: "Alpha", lat: 47.1, lng: 9.5, categories: ["lawyer"] };
+    const b = { placeId: "b", name: "Beta", lat: 47.2, lng: 9.6, socials: { instagram: "@beta" } };
+    writeFileSync(file, [JSON.stringify(a), JSON.stringify(b), "{not json", "[1]"].join("\n") + "\n");
+    const first = await instance.services.placesImport.importFile(file);
+    expect(first).toMatchObject({ added: 2, skipped: { "invalid row": 2 } });
+    expect(first.rejectedRows).toEqual(["line 3: not valid JSON", "line 4: must be a JSON object"]);
+    const idBefore = instance.services.deps.db.prepare("SELECT id FROM places WHERE place_id = 'csv:list:a'").get();
+
+    writeFileSync(file, JSON.stringify({ ...a, name: "Alpha & Partners" }) + "\n");
+    const second = await instance.services.placesImport.importFile(file);
+    expect(second).toMatchObject({ added: 0, updated: 1, removed: 1, total: 1 });
+    expect(instance.services.deps.db.prepare("SELECT id, name FROM places").all()).toEqual([{ ...(idBefore as object), name: "Alpha & Partners" }]);
+    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1, rtree: 1, fts: 1 });
+  });
+
+  test("an import that fails half-way keeps the batches written, marks the source failed, and the next run completes it", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "big.ndjson");
+    const rows = Array.from({ length: 25 }, (_, i) => JSON.stringify({ placeId: `p${i}`, name: `Place ${i}`, lat: 47 + i / 1000, lng: 9.5 }));
+    writeFileSync(file, rows.join("\n") + "\n");
+    const controller = new AbortController();
+    const service = instance.services.placesImport;
+    await expect(
+      service.importFile(file, {
+        batchSize: 10,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.places >= 10) controller.abort();
+        },
+      }),
+    ).rejects.toThrow();
+    const [failed] = service.stats().sources;
+    expect(failed).toMatchObject({ status: "failed", place_count: 10 });
+    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, fts: 10 });
+    const done = await service.importFile(file, { batchSize: 10 });
+    expect(done).toMatchObject({ added: 15, unchanged: 10, total: 25 });
+    expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });
+  });
+
+  test("unknown formats and missing files are refused before anything is written", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "places.xlsx");
+    writeFileSync(file, "x");
+    await expect(instance.services.placesImport.importFile(file)).rejects.toThrow(/places\.xlsx: unknown format; accepted: \.osm\.pbf/);
+    await expect(instance.services.placesImport.importFile(join(tempDir(), "nope.csv"))).rejects.toThrow(/nope\.csv: no such file/);
+    expect(instance.services.placesImport.stats().sources).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, test } from "vitest";
+import { PlacesRepo, type PlaceWrite } from "../../src/store/places.js";
+import { createTestInstance } from "../helpers/instance.js";
+
+function place(placeId: string, fields: Partial<PlaceWrite> = {}): PlaceWrite {
+  return {
+    placeId, name: placeId, address: "somewhere", street: null, housenumber: null, postcode: null, city: null, country: null,
+    lat: 47.14, lng: 9.52, website: null, phone: null, email: null, socials: null, rating: null, categories: "[]",
+    categoryText: "", cuisine: null, brand: null, description: null, openingHours: null, provenance: null, ...fields,
+  };
+}
+
+function setup() {
+  const instance = createTestInstance();
+  const db = instance.services.deps.db;
+  const repo = new PlacesRepo(db);
+  const source = (name: string) => repo.beginSource({ kind: "csv", name, dataDate: null, licence: "x", attribution: "x", now: "2026-11-22T10:00:00Z" });
+  return { db, repo, source };
+}
+
+describe("places repository (write side)", () => {
+  test("localities: most common spelling, centroid, and places without a country join the named group", () => {
+    const { db, repo, source } = setup();
+    const s = source("a.csv");
+    repo.upsertBatch(s.id, [
+      place("1", { city: "München", country: "DE", postcode: "80331", lat: 48.0, lng: 11.0 }),
+      place("2", { city: "München", country: null, postcode: "80331", lat: 48.2, lng: 11.2 }),
+      place("3", { city: "Munchen", country: "DE", lat: 48.1, lng: 11.1 }),
+      place("4", { city: "Nowhere", country: null, lat: 1, lng: 1 }),
+    ], "t");
+    repo.rebuildLocalities();
+    const rows = db.prepare("SELECT kind, key, name, city, country, lat, lng, place_count FROM localities ORDER BY kind, key").all();
+    expect(rows).toEqual([
+      { kind: "city", key: "munchen", name: "München", city: null, country: "DE", lat: expect.closeTo(48.1, 9), lng: expect.closeTo(11.1, 9), place_count: 3 },
+      { kind: "city", key: "nowhere", name: "Nowhere", city: null, country: "", lat: 1, lng: 1, place_count: 1 },
+      { kind: "postcode", key: "80331", name: "80331", city: "München", country: "DE", lat: expect.closeTo(48.1, 9), lng: expect.closeTo(11.1, 9), place_count: 2 },
+    ]);
+  });
+
+  test("a place ID imported by a second source moves to it (no duplicate), and dropping a source keeps R*Tree and FTS in step", () => {
+    const { db, repo, source } = setup();
+    const a = source("a.csv");
+    const b = source("b.csv");
+    expect(repo.upsertBatch(a.id, [place("shared"), place("only-a")], "t")).toEqual({ added: 2, updated: 0, unchanged: 0 });
+    expect(repo.upsertBatch(b.id, [place("shared")], "t")).toEqual({ added: 0, updated: 1, unchanged: 0 });
+    expect(db.prepare("SELECT source_id FROM places WHERE place_id = 'shared'").get()).toEqual({ source_id: b.id });
+    expect(repo.deleteSource(a.id)).toBe(1);
+    expect(repo.indexCounts()).toMatchObject({ places: 1, rtree: 1, fts: 1 });
+    expect(repo.sourceByName("a.csv")).toBeUndefined();
+  });
+
+  test("an unchanged place is not rewritten; a moved one updates its R*Tree box", () => {
+    const { db, repo, source } = setup();
+    const s = source("a.csv");
+    repo.upsertBatch(s.id, [place("p", { lat: 47, lng: 9 })], "t1");
+    expect(repo.upsertBatch(s.id, [place("p", { lat: 47, lng: 9 })], "t2")).toEqual({ added: 0, updated: 0, unchanged: 1 });
+    expect(db.prepare("SELECT updated_at FROM places").get()).toEqual({ updated_at: "t1" });
+    repo.upsertBatch(s.id, [place("p", { lat: 46, lng: 8 })], "t3");
+    expect(db.prepare("SELECT min_lat, min_lng FROM places_rtree").get()).toEqual({ min_lat: expect.closeTo(46, 4), min_lng: expect.closeTo(8, 4) });
+  });
+});
