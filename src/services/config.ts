@@ -22,6 +22,12 @@ export interface ServerConfig {
   userAgent: string;
   /** Host that return-path CNAMEs of sending domains point to. */
   bounceHost: string;
+  /** Website enrichment: time budget of one site, of one retry (endpoint 2), cache lifetimes, connections. */
+  enrichSiteBudgetMs: number;
+  enrichRetryBudgetMs: number;
+  enrichCacheDays: number;
+  enrichFailureCacheHours: number;
+  fetchConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -70,5 +76,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     corsOrigins: list(env.OUTREACH_CORS_ORIGINS),
     userAgent: env.OUTREACH_USER_AGENT?.trim() || "outreach/0.1 (+https://github.com/outreach-cli/outreach; lead enrichment)",
     bounceHost: env.OUTREACH_BOUNCE_HOST?.trim() || "bounces.outreach.localhost",
+    enrichSiteBudgetMs: integer(env, "OUTREACH_ENRICH_SITE_BUDGET_MS", 6000, 100, 600_000),
+    enrichRetryBudgetMs: integer(env, "OUTREACH_ENRICH_RETRY_BUDGET_MS", 25_000, 100, 600_000),
+    enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
+    enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
+    fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 8, 1, 256),
   };
 }

@@ -3,6 +3,7 @@ import type { Keyring } from "../core/crypto.js";
 import type { Db } from "../store/db.js";
 import { AuthService } from "./auth.js";
 import type { ServerConfig } from "./config.js";
+import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -24,6 +25,8 @@ export interface Services {
   auth: AuthService;
   teams: TeamService;
   rateLimiter: RateLimiter;
+  /** Website enrichment (issue 4); also the LeadEnricher the lead search calls. */
+  enrichment: EnrichmentService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -32,5 +35,6 @@ export function createServices(deps: ServiceDeps): Services {
   const auth = new AuthService(deps.db, deps.clock);
   const teams = new TeamService(deps.db);
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
-  return { deps, plans, identity, auth, teams, rateLimiter };
+  const enrichment = new EnrichmentService(deps.db, deps.clock, deps.config);
+  return { deps, plans, identity, auth, teams, rateLimiter, enrichment };
 }
