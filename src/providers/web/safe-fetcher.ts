@@ -282,7 +282,7 @@ export class SafeWebFetcher {
       const transport = url.protocol === "https:" ? https : http;
       const request = transport.request(url, {
         method: "GET",
-        agent: false,
+        // No agent: node:http then uses exactly the socket we connected and checked.
         createConnection: () => socket as net.Socket,
         headers: {
           "user-agent": this.userAgent,
