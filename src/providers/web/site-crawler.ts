@@ -19,8 +19,22 @@ export interface SiteFacts {
 /** Pages of a site worth reading besides the homepage, found in links (path or link text). */
 const CONTACT_HINT = /(contact|kontakt|impressum|imprint|mentions[-_]?legales|contatti|contacto|contato|kontakty?|yhteystiedot)/i;
 const ABOUT_HINT = /(about|ueber[-_]?uns|uber[-_]?uns|über[-_]?uns|wir|a[-_]?propos|qui[-_]?sommes|chi[-_]?siamo|team|legal)/i;
-/** Common paths tried when the homepage links to no contact or imprint page. */
-const COMMON_PATHS = ["/contact", "/kontakt", "/impressum", "/contact-us", "/about", "/imprint", "/legal", "/mentions-legales"];
+/**
+ * Common paths tried when the homepage links to no contact or imprint page, in the
+ * order the site's country makes likely (German-speaking sites must have an Impressum,
+ * French ones mentions légales), so a small page budget reaches the right one first.
+ */
+const COMMON_PATHS: Record<string, string[]> = {
+  de: ["/kontakt", "/impressum", "/contact", "/ueber-uns", "/about"],
+  fr: ["/contact", "/mentions-legales", "/a-propos", "/about", "/legal"],
+  default: ["/contact", "/contact-us", "/about", "/imprint", "/legal", "/kontakt", "/impressum", "/mentions-legales"],
+};
+const TLD_LANGUAGE: Record<string, string> = { de: "de", at: "de", ch: "de", li: "de", fr: "fr", be: "fr", lu: "fr", mc: "fr" };
+
+function commonPaths(hostname: string): string[] {
+  const tld = hostname.slice(hostname.lastIndexOf(".") + 1).toLowerCase();
+  return COMMON_PATHS[TLD_LANGUAGE[tld] ?? "default"]!;
+}
 
 export interface CrawlOptions {
   signal?: AbortSignal;
@@ -65,7 +79,7 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const queue = [...linked.entries()].sort((a, b) => b[1] - a[1]).map(([u]) => u);
   const hasContactLink = [...linked.values()].some((p) => p === 2);
   if (!hasContactLink) {
-    for (const path of COMMON_PATHS) {
+    for (const path of commonPaths(new URL(home.url).hostname)) {
       const url = new URL(path, home.url).href;
       if (!queue.includes(url)) queue.push(url);
     }

@@ -29,7 +29,7 @@ const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|js
 /** Error-tracking, site-builder and platform addresses that are never the business. */
 const JUNK_DOMAINS = /(^|\.)(sentry\.io|sentry\.wixpress\.com|sentry-next\.wixpress\.com|wixpress\.com|wix\.com|squarespace\.com|godaddy\.com|ingest\.sentry\.io|example\.(com|org|net)|domain\.(com|de|tld)|yourdomain\.com|your-domain\.com|yoursite\.com|mysite\.com|email\.tld|test\.com|localhost)$/i;
 const NO_REPLY = /^(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|mailer[-_.]daemon|bounces?|postmaster)([-_.+].*)?$/i;
-const PLACEHOLDER_LOCAL = /^(you|your|yourname|your\.name|your-name|youremail|your\.email|name|email|e-mail|mail|user|username|firstname|firstname\.lastname|first\.last|vorname\.nachname|max\.mustermann|john\.doe|jane\.doe|john|test|someone|somebody|xxx+)$/i;
+const PLACEHOLDER_LOCAL = /^(you|your|yourname|your\.name|your-name|youremail|your\.email|name|email|user|username|firstname|firstname\.lastname|first\.last|vorname\.nachname|max\.mustermann|john\.doe|jane\.doe|john|test|someone|somebody|xxx+)$/i;
 
 /**
  * Normalise a candidate address, or reject it (undefined). Only the domain is

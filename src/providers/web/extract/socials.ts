@@ -73,7 +73,10 @@ export function findSocials($: CheerioAPI): Socials {
   const socials: Socials = {};
   const consider = (raw: string) => {
     const hit = normaliseSocial(raw);
-    if (hit && !socials[hit.network]) socials[hit.network] = hit.url;
+    if (!hit) return;
+    // A company page is the business; a person's /in/ page only stands in until one is found.
+    const upgrade = hit.network === "linkedin" && socials.linkedin?.includes("/in/") && !hit.url.includes("/in/");
+    if (!socials[hit.network] || upgrade) socials[hit.network] = hit.url;
   };
   for (const node of jsonLdNodes($)) for (const value of stringsOf(node.sameAs)) consider(value);
   $("a[href]").each((_i, el) => consider($(el).attr("href") ?? ""));
