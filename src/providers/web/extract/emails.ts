@@ -24,6 +24,9 @@ const OBFUSCATED_BRACKET = new RegExp(String.raw`${LOCAL}\s*[\[\(\{<]\s*(?:at|@|
 /** A bare " at " is ordinary English: only with at least a spelled-out " dot " as well. */
 const OBFUSCATED_WORDS = new RegExp(String.raw`${LOCAL}\s+(?:at|AT)\s+(${LABELS}${DOT}[A-Za-z]{2,24})\b`, "g");
 
+/** Words that precede " at " in sentences ("we are at …"), never a mailbox spelled out. */
+const SENTENCE_WORDS = /^(are|is|am|be|was|were|us|we|me|you|them|him|her|it|find|meet|see|visit|here|there|open|based|located|available|arrive|stay|look|be|sind|wir)$/i;
+
 /** Image and asset file names that look like addresses: `logo@2x.png`. */
 const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|map|woff2?|ttf|eot|mp4|webm|mp3|pdf)$/i;
 /** Error-tracking, site-builder and platform addresses that are never the business. */
@@ -100,7 +103,9 @@ export function findEmails($: CheerioAPI, pageUrl: string): FoundEmail[] {
   for (const text of textNodes($)) {
     for (const match of text.matchAll(EMAIL_IN_TEXT)) add(match[0], "text");
     for (const match of text.matchAll(OBFUSCATED_BRACKET)) add(deobfuscate(match as RegExpExecArray), "obfuscated");
-    for (const match of text.matchAll(OBFUSCATED_WORDS)) add(deobfuscate(match as RegExpExecArray), "obfuscated");
+    for (const match of text.matchAll(OBFUSCATED_WORDS)) {
+      if (!SENTENCE_WORDS.test(match[1]!)) add(deobfuscate(match as RegExpExecArray), "obfuscated");
+    }
   }
   return [...found.values()];
 }
