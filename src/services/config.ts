@@ -80,6 +80,6 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichRetryBudgetMs: integer(env, "OUTREACH_ENRICH_RETRY_BUDGET_MS", 25_000, 100, 600_000),
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
-    fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 8, 1, 256),
+    fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
   };
 }

@@ -242,12 +242,14 @@ export class SafeWebFetcher {
     signal: AbortSignal,
     options: { acceptAnyType: boolean; maxBytes: number },
   ): Promise<{ status: number; contentType: string; body: Uint8Array; truncated: boolean; redirect?: string }> {
-    const releaseTotal = await this.total.acquire(signal).catch(() => {
+    // Host slot first, then a global one: a request waiting for its busy host must not
+    // sit on a global slot that a request to another host could use.
+    const releaseHost = await this.perHost.acquire(url.host, signal).catch(() => {
       throw abortError(signal);
     });
-    let releaseHost: (() => void) | undefined;
+    let releaseTotal: (() => void) | undefined;
     try {
-      releaseHost = await this.perHost.acquire(url.host, signal).catch(() => {
+      releaseTotal = await this.total.acquire(signal).catch(() => {
         throw abortError(signal);
       });
       const socket = await this.connect(url, signal);
@@ -272,8 +274,8 @@ export class SafeWebFetcher {
         socket.destroy();
       }
     } finally {
-      releaseHost?.();
-      releaseTotal();
+      releaseTotal?.();
+      releaseHost();
     }
   }
 
