@@ -75,6 +75,7 @@ export class EnrichmentService implements LeadEnricher {
   /** The LeadEnricher seam the lead search calls. */
   async enrichForSearch(teamId: string, leads: Lead[], options: EnrichOptions & { signal: AbortSignal }): Promise<EnrichmentRun> {
     if (!this.config.enrich) return { leads, retryToken: null };
+    this.housekeeping();
     const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, ignoreFailures: false });
     const result = out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentPending: true }));
     // The server picks what the retry covers: pending leads with a site to crawl, in the
@@ -82,6 +83,13 @@ export class EnrichmentService implements LeadEnricher {
     const pending = result.filter((lead) => lead.enrichmentPending).slice(0, RETRY_MAX_LEADS);
     if (pending.length === 0 || options.signal.aborted) return { leads: result, retryToken: null };
     return { leads: result, retryToken: this.issueRetryToken(teamId, pending) };
+  }
+
+  /** Expired cache rows and tokens are dead weight: two indexed deletes per search. */
+  private housekeeping(): void {
+    const now = this.clock.now().toISOString();
+    this.cache.deleteExpired(now);
+    this.tokens.deleteExpired(now);
   }
 
   /** Store a retry token covering these leads (at most 20 are kept). */

@@ -221,14 +221,18 @@ export class SafeWebFetcher {
         socket.destroy();
         reject(err);
       };
-      socket.once("error", (err: NodeJS.ErrnoException) => {
+      const onError = (err: NodeJS.ErrnoException) => {
         fail(err.code === "EBLOCKED" ? new FetchError("blocked", err.message) : new FetchError("network", `cannot connect to ${url.host} (${err.code ?? "error"})`));
-      });
+      };
+      socket.once("error", onError);
       socket.once("connect", () => {
         const remote = socket.remoteAddress ?? "";
         if (!this.addressAllowed(remote, port)) return fail(new FetchError("blocked", `${url.hostname} connected to an address that is not public`));
         done();
-        socket.removeAllListeners("error");
+        socket.off("error", onError);
+        // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
+        // late error on the raw socket from becoming an uncaught exception.
+        socket.on("error", () => undefined);
         if (url.protocol === "http:") return resolve(socket);
         const servername = net.isIP(host) ? undefined : host;
         resolve(tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"] }));

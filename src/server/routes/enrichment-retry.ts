@@ -1,5 +1,6 @@
 import { EnrichmentRetryInput, EnrichmentRetryResult } from "../../core/schemas/lead.js";
-import { ndjsonResponse, type StreamLine } from "../ndjson.js";
+import { LineQueue } from "../line-queue.js";
+import { ndjsonResponse } from "../ndjson.js";
 import { defineRoute } from "../route.js";
 
 export const enrichmentRetryRoutes = [
@@ -35,35 +36,3 @@ export const enrichmentRetryRoutes = [
     },
   }),
 ];
-
-/** Lines produced by callbacks, consumed by the NDJSON writer as an async iterable. */
-class LineQueue implements AsyncIterable<StreamLine> {
-  private readonly items: StreamLine[] = [];
-  private error: unknown;
-  private failed = false;
-  private wake: (() => void) | undefined;
-  push(line: StreamLine): void {
-    this.items.push(line);
-    this.wake?.();
-  }
-
-  fail(err: unknown): void {
-    this.failed = true;
-    this.error = err;
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<StreamLine> {
-    for (;;) {
-      const next = this.items.shift();
-      if (next) {
-        yield next;
-        if (next.type !== "progress") return;
-        continue;
-      }
-      if (this.failed) throw this.error;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
-    }
-  }
-}
