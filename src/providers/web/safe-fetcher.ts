@@ -78,6 +78,8 @@ export interface SafeFetcherOptions {
   /** Obey robots.txt (on by default; benches of raw fetching may turn it off). */
   robots?: boolean;
   now?: () => number;
+  /** Extra trusted CA certificates (PEM): tests with a self-signed fixture site. */
+  ca?: string[];
 }
 
 export interface FetchedPage {
@@ -107,6 +109,7 @@ export class SafeWebFetcher {
   private readonly total: Semaphore;
   private readonly robots: RobotsCache | undefined;
   private readonly token: string;
+  private readonly ca: string[] | undefined;
 
   constructor(options: SafeFetcherOptions) {
     this.policy = options.policy;
@@ -123,6 +126,7 @@ export class SafeWebFetcher {
     this.perHost = new KeyedSemaphore(options.perHostConnections ?? 2);
     this.total = new Semaphore(options.totalConnections ?? 8);
     this.token = productToken(options.userAgent);
+    this.ca = options.ca;
     this.robots = options.robots === false ? undefined : new RobotsCache((origin) => this.loadRobots(origin), options.now ?? Date.now);
   }
 
@@ -235,7 +239,7 @@ export class SafeWebFetcher {
         socket.on("error", () => undefined);
         if (url.protocol === "http:") return resolve(socket);
         const servername = net.isIP(host) ? undefined : host;
-        resolve(tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"] }));
+        resolve(tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) }));
       });
     });
   }

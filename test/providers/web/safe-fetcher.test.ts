@@ -195,3 +195,33 @@ describe("SafeWebFetcher: connection limits", () => {
     expect(peak).toBe(2);
   });
 });
+
+describe("SafeWebFetcher: HTTPS", () => {
+  it("fetches over TLS on the checked socket, verifying the certificate for the host name", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tempDir } = await import("../../helpers/data-dir.js");
+    const https = await import("node:https");
+    const dir = tempDir();
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=shop.de", "-addext", "subjectAltName=DNS:shop.de", "-days", "1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+    const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+    const requests: string[] = [];
+    const server = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
+      requests.push(`${req.headers.host} ${req.url}`);
+      res.writeHead(200, { "content-type": "text/html" }).end("<p>secure</p>");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as import("node:net").AddressInfo).port;
+    try {
+      const page = await fetcher({ ca: [cert], robots: false }).fetchPage(`https://shop.de:${port}/`);
+      expect(page.text).toBe("<p>secure</p>");
+      const wrongName = await failure(fetcher({ ca: [cert], robots: false }).fetchPage(`https://other.de:${port}/`));
+      expect(wrongName.reason).toBe("network");
+      expect(requests).toEqual([`shop.de:${port} /`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
