@@ -78,6 +78,18 @@ describe("EnrichmentService.enrichForSearch", () => {
     expect(homepageHits("fast-bakery.de")).toBe(2);
   });
 
+  it("sends nothing to a loopback site when the allow-list is off, and finishes the lead without data", async () => {
+    const sites = await startFixtureSites(SITES);
+    const t = instance({ fetchAllow: [] });
+    const run = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("127.0.0.1"))], { signal: never });
+    expect(run.leads.map((l) => [l.email, l.enrichmentPending])).toEqual([
+      [null, undefined],
+      [null, undefined],
+    ]);
+    expect(run.retryToken).toBeNull();
+    expect(sites.hits()).toBe(0);
+  });
+
   it("turns a Facebook 'website' into a social link without crawling it", async () => {
     const t = instance();
     const run = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", "https://www.facebook.com/BakeryBob/?ref=page")], { signal: never });

@@ -51,6 +51,23 @@ describe("SafeWebFetcher: the SSRF guard", () => {
     expect(sites.hits("shop.de")).toBe(2); // robots.txt and the page; nothing towards the metadata address
   });
 
+  it("destroys a socket whose connected address is refused even when the lookup passed (layer 3, e.g. DNS rebinding)", async () => {
+    const sites = await startFixtureSites({ "shop.de": { "/": "<p>x</p>" } });
+    const seen: string[] = [];
+    // A policy that says yes to the lookup guard and no once connected: the disagreement
+    // a rebinding attack creates between check and use.
+    const flipping = {
+      hasAllowList: true,
+      isAllowListed: (address: string) => (seen.push(address), seen.length === 1),
+      isAllowed: () => false,
+    } as unknown as AddressPolicy;
+    const err = await failure(new SafeWebFetcher({ policy: flipping, userAgent: UA, lookup: fixtureLookup, robots: false }).fetchPage(sites.url("shop.de")));
+    expect(err.reason).toBe("blocked");
+    expect(err.message).toContain("connected to an address that is not public");
+    expect(seen).toEqual(["127.0.0.1", "127.0.0.1"]);
+    expect(sites.hits()).toBe(0);
+  });
+
   it("sends the configured User-Agent", async () => {
     const sites = await startFixtureSites({ "shop.de": { "/": "<p>x</p>" } });
     await fetcher().fetchPage(sites.url("shop.de"));
