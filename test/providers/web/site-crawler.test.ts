@@ -41,10 +41,14 @@ const RULES: Record<number, string> = {
   18: "separate text nodes, LinkedIn company over a person",
   19: "spelled-out 'at'/'dot'",
   20: "mentions légales by common path",
+  21: "a contact page after a redirect to a language folder",
+  22: "an address on a subdomain over freemail",
+  23: "the imprint's address over an external data-protection officer's",
 };
+const firstOfEachTemplate = corpus.filter((s, i) => corpus.findIndex((x) => x.template === s.template) === i);
 
 describe("crawlSite on the fixture corpus", () => {
-  it.each(corpus.filter((s) => s.template <= 20 && corpus.indexOf(s) < 20).map((s) => [RULES[s.template], s] as const))("finds %s", async (_rule, site) => {
+  it.each(firstOfEachTemplate.map((s) => [RULES[s.template], s] as const))("finds %s", async (_rule, site) => {
     const sites = await startFixtureSites({ [site.host]: site.pages });
     const facts = await crawlSite(fetcher(), sites.url(site.host));
     expect(facts.email).toBe(site.truth.email);
