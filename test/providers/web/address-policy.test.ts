@@ -44,9 +44,14 @@ const REFUSED = [
   "2001:db8::1", // documentation
   "2002:7f00:1::", // 6to4 of 127.0.0.1
   "240.0.0.1", // reserved
+  "::127.0.0.1", // IPv4-compatible (deprecated) loopback
+  "0:0:0:0:0:ffff:127.0.0.1",
+  "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+  "100::1", // discard-only
+  "fec0::1", // site-local (deprecated)
   "not-an-ip",
 ];
-const ALLOWED = ["8.8.8.8", "1.1.1.1", "2606:4700::1111", "93.184.216.34", "2a00:1450:4001:80b::200e", "172.32.0.1", "100.128.0.1", "11.0.0.1"];
+const ALLOWED = ["::ffff:8.8.8.8", "8.8.8.8", "1.1.1.1", "2606:4700::1111", "93.184.216.34", "2a00:1450:4001:80b::200e", "172.32.0.1", "100.128.0.1", "11.0.0.1"];
 
 describe("AddressPolicy (no allow-list)", () => {
   const policy = new AddressPolicy();
