@@ -107,6 +107,15 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = op;
   }
   for (const run of pending) run();
+  // Schemas nested inside registered ones (Lead in EnrichmentRetryResult, Workspace in
+  // TeamsResponse) that carry a global `.meta({ id })` must be components too; otherwise
+  // zod emits dangling `__shared#/$defs/…` references.
+  for (const [id, schema] of z.globalRegistry._idmap) {
+    if (!refs.has(schema as z.ZodType)) {
+      refs.set(schema as z.ZodType, id);
+      registry.add(schema as z.ZodType, { id });
+    }
+  }
 
   const components = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,

@@ -102,5 +102,7 @@ describe("POST /api/v1/map-leads/enrichment-retry", () => {
     expect(op?.operationId).toBe("retryEnrichment");
     expect(JSON.stringify(op)).toContain("application/x-ndjson");
     expect(JSON.stringify(op)).toContain("404");
+    const SwaggerParser = (await import("@apidevtools/swagger-parser")).default;
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
   });
 });

@@ -156,6 +156,12 @@ describe("SafeWebFetcher: bodies", () => {
     expect((await fetcher().fetchPage(sites.url("shop.de", "/utf8"))).text).toContain("Bäckerei");
   });
 
+  it("times out a body that stalls after the headers", async () => {
+    const sites = await startFixtureSites({ "shop.de": { "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).write("<p>start") } });
+    const err = await failure(fetcher({ bodyTimeoutMs: 200, robots: false }).fetchPage(sites.url("shop.de")));
+    expect(err.reason).toBe("timeout");
+  });
+
   it("times out a page whose headers never come", async () => {
     const sites = await startFixtureSites({ "shop.de": { "/": () => undefined } });
     const err = await failure(fetcher({ headersTimeoutMs: 200 }).fetchPage(sites.url("shop.de")));
