@@ -27,3 +27,13 @@ export class EnrichmentApi {
     }
   }
 }
+
+/**
+ * service-api.md 4.2 rule 5: fold retried leads into the search's by `placeId`, keeping
+ * the search's order; leads the retry did not cover stay as they were. For
+ * `outreach leads search --complete` (one merged export).
+ */
+export function mergeRetriedLeads(searchLeads: readonly Lead[], retried: readonly Lead[]): Lead[] {
+  const byPlace = new Map(retried.map((lead) => [lead.placeId, lead]));
+  return searchLeads.map((lead) => byPlace.get(lead.placeId) ?? lead);
+}
