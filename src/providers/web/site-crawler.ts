@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import { getDomain } from "tldts";
 import type { BusinessSource, Socials } from "../../core/schemas/lead.js";
 import { findEmails, rankEmails, type FoundEmail } from "./extract/emails.js";
-import { findSocials } from "./extract/socials.js";
+import { findSocials, normaliseSocial } from "./extract/socials.js";
 import { findSummary, pageTitle } from "./extract/summary.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
@@ -50,6 +50,9 @@ export interface CrawlOptions {
 export async function crawlSite(fetcher: SafeWebFetcher, website: string, options: CrawlOptions = {}): Promise<SiteFacts> {
   const budget = Math.max(1, options.pageBudget ?? 6);
   const home = await fetcher.fetchPage(website, { signal: options.signal });
+  // A "website" that redirects to the business's Facebook/Instagram/… page is a social link.
+  const social = normaliseSocial(home.url);
+  if (social) return { email: null, socials: { [social.network]: social.url }, businessSummary: null, businessSources: [], pagesFetched: 1 };
   const siteDomain = getDomain(new URL(home.url).hostname) ?? new URL(home.url).hostname;
   const startDomain = getDomain(new URL(website).hostname);
   const sameSite = (u: URL) => {
