@@ -30,6 +30,12 @@ export interface ServerConfig {
   domainVerifyIntervalSeconds: number;
   /** The host sending domains' advisory SPF record includes (`include:<host>`). */
   spfInclude: string;
+  /** Website enrichment: time budget of one site, of one retry (endpoint 2), cache lifetimes, connections. */
+  enrichSiteBudgetMs: number;
+  enrichRetryBudgetMs: number;
+  enrichCacheDays: number;
+  enrichFailureCacheHours: number;
+  fetchConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -105,5 +111,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     dnsTries: integer(env, "OUTREACH_DNS_TRIES", 2, 1, 10),
     domainVerifyIntervalSeconds: integer(env, "OUTREACH_DOMAIN_VERIFY_INTERVAL", 10, 0, 86_400),
     spfInclude: hostName(env.OUTREACH_SPF_INCLUDE?.trim().replace(/\.$/, "") || `_spf.${bounceHost}`, "OUTREACH_SPF_INCLUDE"),
+    enrichSiteBudgetMs: integer(env, "OUTREACH_ENRICH_SITE_BUDGET_MS", 6000, 100, 600_000),
+    enrichRetryBudgetMs: integer(env, "OUTREACH_ENRICH_RETRY_BUDGET_MS", 25_000, 100, 600_000),
+    enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
+    enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
+    fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
   };
 }

@@ -5,6 +5,7 @@ import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
 import type { ServerConfig } from "./config.js";
+import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
 import { PlanService } from "./plans.js";
 import { PlacesImportService } from "./places-import.js";
@@ -34,6 +35,8 @@ export interface Services {
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
   placesImport: PlacesImportService;
+  /** Website enrichment (issue 4); also the LeadEnricher the lead search calls. */
+  enrichment: EnrichmentService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -48,5 +51,6 @@ export function createServices(deps: ServiceDeps): Services {
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService(deps.db, deps.clock);
   const placesImport = new PlacesImportService(deps.db, deps.clock);
-  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand, placesImport };
+  const enrichment = new EnrichmentService(deps.db, deps.clock, deps.config);
+  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand, placesImport, enrichment };
 }

@@ -7,6 +7,7 @@ import { campaigns } from "./005-campaigns.js";
 import { teamApiKeys } from "./006-team-api-keys.js";
 import { brandSettings } from "./007-brand-settings.js";
 import { placeImports } from "./008-place-imports.js";
+import { enrichment } from "./009-enrichment.js";
 
 export interface Migration {
   name: string;
@@ -17,4 +18,4 @@ export interface Migration {
  * Append-only. A migration's version is its position in this list (1-based) and is
  * stored in `PRAGMA user_version`. Add new ones at the end; never edit a shipped one.
  */
-export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, sendingDomains, campaigns, teamApiKeys, brandSettings, placeImports];
+export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, sendingDomains, campaigns, teamApiKeys, brandSettings, placeImports, enrichment];

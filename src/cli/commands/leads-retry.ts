@@ -1,0 +1,78 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { EnrichmentApi } from "../../client/enrichment.js";
+import type { Lead } from "../../core/schemas/lead.js";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { LEAD_TABLE_COLUMNS, leadsToCsv } from "../lead-output.js";
+import { printRows } from "../output.js";
+import { example } from "./shared.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Format = "table" | "json" | "ndjson" | "csv";
+
+interface RetryOptions {
+  json?: boolean;
+  ndjson?: boolean;
+  csv?: boolean;
+  out?: string;
+}
+
+function chooseFormat(options: RetryOptions): Format {
+  const chosen = (["json", "ndjson", "csv"] as const).filter((f) => options[f]);
+  if (chosen.length > 1) throw new UsageError(`choose one output format (got ${chosen.map((f) => `--${f}`).join(" and ")})`);
+  if (chosen[0]) return chosen[0];
+  if (options.out) {
+    if (/\.ndjson$|\.jsonl$/i.test(options.out)) return "ndjson";
+    if (/\.json$/i.test(options.out)) return "json";
+    return "csv";
+  }
+  return "table";
+}
+
+/**
+ * `outreach leads retry TOKEN`: endpoint 2 from the command line. Registered on the
+ * `leads` command that the lead search defines (`registerLeadsRetry(leads, ctx)`).
+ */
+export function registerLeadsRetry(leads: Command, ctx: CommandContext): void {
+  const command = leads
+    .command("retry")
+    .description("finish website enrichment of the leads a search left pending (enrichmentRetryToken; single use, 15 minutes)")
+    .argument("<token>", "the enrichmentRetryToken of the search (a UUID)")
+    .option("--json", "print {leads} as JSON")
+    .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
+    .option("--csv", "print CSV with a header row")
+    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .json, .ndjson, else CSV)")
+    .action(async (token: string, options: RetryOptions) => {
+      if (!UUID.test(token.trim())) throw new UsageError(`TOKEN must be the enrichmentRetryToken of a search, a UUID (got ${JSON.stringify(token)})`);
+      const format = chooseFormat(options);
+      const api = new EnrichmentApi(await ctx.client());
+      const signal = ctx.io.signal;
+      let text = "";
+      const emit = (chunk: string) => (options.out ? (text += chunk) : ctx.io.stdout.write(chunk));
+      ctx.info("Retrying website enrichment (up to 20 leads)…");
+      let result: Lead[] = [];
+      if (format === "ndjson") {
+        for await (const line of api.retryStream(token.trim(), { signal })) {
+          emit(JSON.stringify({ type: line.type, data: line.data }) + "\n");
+          if (line.type === "complete") result = line.leads;
+        }
+      } else {
+        result = await api.retry(token.trim(), { signal });
+        if (format === "json") emit(JSON.stringify({ leads: result }, null, 2) + "\n");
+        else if (format === "csv") emit(leadsToCsv(result));
+        else if (options.out) emit(leadsToCsv(result));
+        else printRows(ctx.io, ctx.env, result, LEAD_TABLE_COLUMNS);
+      }
+      if (options.out) writeFileSync(options.out, text);
+      const withEmail = result.filter((l) => l.email).length;
+      ctx.info(`${result.length} lead(s) enriched, ${withEmail} with an email${options.out ? `; written to ${options.out}` : ""}. Merge them into the search results by placeId.`);
+    });
+  example(
+    command,
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61",
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --csv --out retried.csv",
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --ndjson | jq -c 'select(.type==\"complete\")'",
+  );
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { loadServerConfig } from "../../src/services/config.js";
+
+describe("enrichment settings", () => {
+  it("have defaults", () => {
+    const config = loadServerConfig({});
+    expect(config).toMatchObject({ enrichSiteBudgetMs: 6000, enrichRetryBudgetMs: 25_000, enrichCacheDays: 7, enrichFailureCacheHours: 6, fetchConnections: 16 });
+  });
+
+  it("are read from the environment", () => {
+    const config = loadServerConfig({
+      OUTREACH_ENRICH_SITE_BUDGET_MS: "3000",
+      OUTREACH_ENRICH_RETRY_BUDGET_MS: "9000",
+      OUTREACH_ENRICH_CACHE_DAYS: "30",
+      OUTREACH_ENRICH_FAILURE_CACHE_HOURS: "1",
+      OUTREACH_FETCH_CONNECTIONS: "4",
+    });
+    expect(config).toMatchObject({ enrichSiteBudgetMs: 3000, enrichRetryBudgetMs: 9000, enrichCacheDays: 30, enrichFailureCacheHours: 1, fetchConnections: 4 });
+  });
+
+  it.each([
+    ["OUTREACH_ENRICH_CACHE_DAYS", "-1"],
+    ["OUTREACH_ENRICH_FAILURE_CACHE_HOURS", "two"],
+    ["OUTREACH_FETCH_CONNECTIONS", "0"],
+    ["OUTREACH_ENRICH_SITE_BUDGET_MS", "1.5"],
+  ])("reject a bad %s naming it", (name, value) => {
+    expect(() => loadServerConfig({ [name]: value })).toThrow(name);
+  });
+});
