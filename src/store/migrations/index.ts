@@ -2,6 +2,7 @@ import type { Db } from "../db.js";
 import { identity } from "./001-identity.js";
 import { places } from "./002-places.js";
 import { contacts } from "./003-contacts.js";
+import { searchQuota } from "./004-search-quota.js";
 
 export interface Migration {
   name: string;
@@ -12,4 +13,4 @@ export interface Migration {
  * Append-only. A migration's version is its position in this list (1-based) and is
  * stored in `PRAGMA user_version`. Add new ones at the end; never edit a shipped one.
  */
-export const MIGRATIONS: readonly Migration[] = [identity, places, contacts];
+export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, searchQuota];

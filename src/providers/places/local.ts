@@ -1,0 +1,154 @@
+import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
+import { toLead } from "../../core/lead-bounds.js";
+import type { Lead } from "../../core/schemas/lead.js";
+import { normaliseKey } from "../../core/text.js";
+import type { Db } from "../../store/db.js";
+import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
+import { ftsQuery, keywordTerms } from "./keywords.js";
+import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
+
+/**
+ * Relative cost of one row in each plan, measured with bench/search.js on 1M places:
+ * the box-first plan pays per place in the box (R*Tree walk, then a rowid probe into the
+ * FTS result), the FTS-first plan per full-text match (doclist walk plus a lookup of the
+ * place's coordinates). A box row is about this many times cheaper than a match row.
+ */
+const BOX_ROW_COST = 0.35;
+
+/** Two records of one business from two sources: same normalised name within this distance. */
+const DUPLICATE_KM = 0.1;
+
+/** How the local provider's cursor looks: the number of (deduplicated) leads already returned. */
+function parseCursor(cursor: string | null): number {
+  if (cursor === null) return 0;
+  const m = /^o:(\d{1,7})$/.exec(cursor);
+  if (!m) throw new Error(`malformed local cursor ${JSON.stringify(cursor)}`);
+  return Number(m[1]);
+}
+
+interface Ranked extends Candidate {
+  distanceKm: number;
+}
+
+export type QueryPlan = "fts-first" | "box-first";
+
+/**
+ * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
+ * Each page recomputes the ranked list (a few milliseconds) instead of keeping state, so
+ * the cursor is just an offset and any server process can answer any page.
+ */
+export class LocalPlaceProvider implements PlaceSearchProvider {
+  readonly name = "local";
+  private readonly repo: PlaceSearchRepo;
+  /** The plan of the last search (tests and the bench look at it). */
+  lastPlan: QueryPlan | undefined;
+
+  constructor(db: Db) {
+    this.repo = new PlaceSearchRepo(db);
+  }
+
+  async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
+    request.signal.throwIfAborted();
+    const offset = parseCursor(request.cursor);
+    const ranked = this.rankedMatches(request.center, request.radiusKm, request.keywords);
+    request.signal.throwIfAborted();
+    const { leads, consumed } = this.pageOf(ranked, offset);
+    const hasMore = consumed < ranked.length;
+    return { leads, nextCursor: hasMore ? `o:${offset + leads.length}` : null };
+  }
+
+  async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
+    const row = this.repo.byPlaceId(placeId);
+    return row ? { center: { lat: row.lat, lng: row.lng }, name: row.name } : undefined;
+  }
+
+  /**
+   * Every match inside the strict circle, best first: relevance (bm25, name and category
+   * weighted), then distance, then the row id so equal places always come in one order.
+   */
+  rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
+    const terms = keywordTerms(keywords);
+    if (terms.length === 0) return [];
+    const match = ftsQuery(terms);
+    const boxes = circleBoxes(center, radiusKm);
+    const plan = this.choosePlan(terms.map((t) => t.prefixes), boxes);
+    this.lastPlan = plan;
+    const candidates = plan === "box-first" ? this.repo.boxThenMatch(match, boxes) : this.repo.matchThenBox(match, boxes);
+    const ranked: Ranked[] = [];
+    for (const c of candidates) {
+      const d = distanceKm(center, c);
+      if (d <= radiusKm) ranked.push({ ...c, distanceKm: d });
+    }
+    ranked.sort((a, b) => a.score - b.score || a.distanceKm - b.distanceKm || a.id - b.id);
+    return ranked;
+  }
+
+  /**
+   * Pick the cheaper plan from two estimates that cost almost nothing: the FTS
+   * vocabulary's document counts (the rarest ANDed keyword bounds the matches), and the
+   * R*Tree count of the box, which stops as soon as it exceeds what the FTS side costs.
+   */
+  choosePlan(prefixGroups: string[][], boxes: ReturnType<typeof circleBoxes>): QueryPlan {
+    const matches = Math.min(...prefixGroups.map((prefixes) => prefixes.reduce((n, p) => n + this.repo.documentsWithPrefix(p), 0)));
+    const budget = Math.ceil(matches / BOX_ROW_COST);
+    const inBox = this.repo.countInBox(boxes, budget + 1);
+    return inBox <= budget ? "box-first" : "fts-first";
+  }
+
+  /**
+   * Leads `offset .. offset+20` of the deduplicated ranking. Rows are read in chunks from
+   * the top so that a duplicate is always dropped the same way, whichever page it falls on.
+   */
+  private pageOf(ranked: Ranked[], offset: number): { leads: Lead[]; consumed: number } {
+    const kept: Lead[] = [];
+    const seen = new Map<string, LatLng[]>();
+    let consumed = 0;
+    const want = offset + PAGE_SIZE;
+    while (kept.length < want && consumed < ranked.length) {
+      const chunk = ranked.slice(consumed, consumed + Math.max(want - kept.length + 8, 32));
+      const rows = new Map(this.repo.rowsByIds(chunk.map((c) => c.id)).map((r) => [r.id, r]));
+      for (const c of chunk) {
+        consumed++;
+        const row = rows.get(c.id);
+        const lead = row ? leadFromRow(row) : undefined;
+        if (!lead) continue;
+        const key = normaliseKey(lead.name);
+        const points = seen.get(key) ?? [];
+        if (points.some((p) => distanceKm(p, lead) <= DUPLICATE_KM)) continue;
+        points.push({ lat: lead.lat, lng: lead.lng });
+        seen.set(key, points);
+        kept.push(lead);
+        if (kept.length === want) break;
+      }
+    }
+    // Anything left unread may still hold leads that are not duplicates.
+    return { leads: kept.slice(offset), consumed };
+  }
+}
+
+function parseJson(text: string | null): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A `places` row as a Lead within every 2.3 bound. */
+export function leadFromRow(row: PlaceRow): Lead | undefined {
+  return toLead({
+    placeId: row.place_id,
+    name: row.name,
+    address: row.address,
+    fallbackAddress: [row.postcode, row.city, row.country].filter(Boolean).join(" "),
+    lat: row.lat,
+    lng: row.lng,
+    website: row.website,
+    phone: row.phone,
+    email: row.email,
+    socials: parseJson(row.socials),
+    rating: row.rating,
+    categories: parseJson(row.categories),
+  });
+}
