@@ -6,6 +6,7 @@ import { processIO, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerInit } from "./commands/init.js";
+import { registerLeads } from "./commands/leads.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTeams } from "./commands/teams.js";
 import { registerWhoami } from "./commands/whoami.js";
@@ -13,7 +14,7 @@ import { registerWhoami } from "./commands/whoami.js";
 export const VERSION = "0.1.0";
 
 /** Every command group; each file adds its `<noun> <verb>` commands. */
-const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerServe, registerAdmin];
+const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerLeads, registerServe, registerAdmin];
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")

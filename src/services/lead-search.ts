@@ -119,7 +119,8 @@ export class LeadSearchService {
           page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, signal });
         } catch (err) {
           // Rule 7: a cancelled search keeps its cost; a failing provider gives it back.
-          if (isAbort(err, signal)) throw err;
+          // The client is gone, so nobody reads this; an AppError is not logged as a fault.
+          if (isAbort(err, signal)) throw new AppError("internal_error", "the search was cancelled by the client", { cause: err });
           if (reservationId) deps.quota.refund(reservationId);
           if (!isAppError(err)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
           throw new AppError("provider_error", `the lead provider failed (${deps.provider.name}); the search was not counted against the quota, try again`, {
