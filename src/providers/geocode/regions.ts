@@ -40,6 +40,9 @@ const US_STATES: Record<string, string> = {
   virginia: "VA", washington: "WA", "west virginia": "WV", wisconsin: "WI", wyoming: "WY", "district of columbia": "DC",
 };
 
+/** Codes Intl names that are not current countries (East Germany, the USSR, the EU…): they would shadow real ones. */
+const NOT_COUNTRIES = new Set(["DD", "FX", "SU", "YU", "CS", "TP", "ZR", "BU", "NT", "QO", "QU", "EU", "EZ", "UN", "XA", "XB", "AN", "ZZ"]);
+
 let countries: Map<string, string> | undefined;
 
 /** Country name (several languages) or ISO 3166-1 alpha-2 code → alpha-2, built once from Intl. */
@@ -50,6 +53,7 @@ function countryTable(): Map<string, string> {
   for (let a = 65; a <= 90; a++) {
     for (let b = 65; b <= 90; b++) {
       const code = String.fromCharCode(a, b);
+      if (NOT_COUNTRIES.has(code)) continue;
       let known = false;
       for (const display of displays) {
         let name: string | undefined;
