@@ -153,13 +153,13 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
           for await (const { raw, result: final } of api.searchStream({ ...input, pageToken }, ctx.io.signal)) {
             if (options.ndjson) sink.write(JSON.stringify(raw) + "\n");
             const snapshot = leadsOf(raw);
-            if (spin) spin.text = `${merged.size + (final ? 0 : snapshot)} leads · page ${page}`;
+            if (spin) show(spin, `${merged.size + (final ? 0 : snapshot)} leads · page ${page}`);
             if (final) result = final;
           }
           if (!result) break;
           for (const lead of result.leads) merged.set(lead.placeId, lead);
           last = result;
-          if (spin) spin.text = `${merged.size} leads · page ${page}`;
+          if (spin) show(spin, `${merged.size} leads · page ${page}`);
           if (!result.nextPageToken) break;
           pageToken = result.nextPageToken;
         }
@@ -188,6 +188,12 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",
   );
   return leads;
+}
+
+/** Update the spinner's counts now, not at its next frame: a fast search would otherwise never show them. */
+function show(spin: Ora, text: string): void {
+  spin.text = text;
+  spin.render();
 }
 
 function leadsOf(raw: StreamLine): number {
