@@ -8,13 +8,16 @@ export interface Box {
   maxLng: number;
 }
 
-/** A full-text match inside the bounding box, before the exact circle test. */
+/** The text and point of a place, enough to test the keywords and rank it. */
 export interface Candidate {
   id: number;
-  /** bm25 with column weights: lower is more relevant (SQLite's convention). */
-  score: number;
   lat: number;
   lng: number;
+  name: string;
+  category_text: string;
+  cuisine: string | null;
+  brand: string | null;
+  description: string | null;
 }
 
 /** A `places` row as the search reads it. */
@@ -38,12 +41,7 @@ export interface PlaceRow {
   brand: string | null;
 }
 
-/**
- * Relevance weights per FTS column (name, categories, cuisine, brand, description): a
- * keyword in the name or the category says far more about a business than one in a
- * free-text description.
- */
-const BM25 = "bm25(places_fts, 10.0, 6.0, 3.0, 3.0, 1.0)";
+const CANDIDATE_COLUMNS = "p.id AS id, p.lat AS lat, p.lng AS lng, p.name AS name, p.category_text AS category_text, p.cuisine AS cuisine, p.brand AS brand, p.description AS description";
 
 const PLACE_COLUMNS =
   "id, place_id, name, address, city, postcode, country, lat, lng, website, phone, email, socials, rating, categories, cuisine, brand";
@@ -64,8 +62,7 @@ export class PlaceSearchRepo {
   matchThenBox(match: string, boxes: readonly Box[]): Candidate[] {
     const out: Candidate[] = [];
     const statement = this.db.prepare(
-      `SELECT p.id AS id, ${BM25} AS score, p.lat AS lat, p.lng AS lng
-         FROM places_fts JOIN places p ON p.id = places_fts.rowid
+      `SELECT ${CANDIDATE_COLUMNS} FROM places_fts JOIN places p ON p.id = places_fts.rowid
         WHERE places_fts MATCH ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ?`,
     );
     for (const b of boxes) out.push(...(statement.all(match, b.minLat, b.maxLat, b.minLng, b.maxLng) as Candidate[]));
@@ -73,22 +70,18 @@ export class PlaceSearchRepo {
   }
 
   /**
-   * Box-first plan: the R*Tree gives the ids in the box, and the full-text query runs
-   * restricted to them. Cheap for common keywords ("restaurant") in a small circle,
-   * where walking every match in the country would be the expensive part.
+   * Box-first plan: every place the R*Tree finds in the box; the caller tests the
+   * keywords. Cheap for common keywords ("restaurant") in a small circle, where walking
+   * every match in the country would be the expensive part. (Restricting the FTS query
+   * to the box's rowids instead is pathological: FTS5 re-runs a prefix query per rowid.)
    */
-  boxThenMatch(match: string, boxes: readonly Box[]): Candidate[] {
+  boxCandidates(boxes: readonly Box[]): Candidate[] {
     const out: Candidate[] = [];
     const statement = this.db.prepare(
-      `WITH in_box AS MATERIALIZED (
-         SELECT id FROM places_rtree WHERE min_lat >= ? AND max_lat <= ? AND min_lng >= ? AND max_lng <= ?
-       ),
-       matched AS MATERIALIZED (
-         SELECT rowid AS id, ${BM25} AS score FROM places_fts WHERE places_fts MATCH ? AND rowid IN in_box
-       )
-       SELECT m.id AS id, m.score AS score, p.lat AS lat, p.lng AS lng FROM matched m JOIN places p ON p.id = m.id`,
+      `SELECT ${CANDIDATE_COLUMNS} FROM places_rtree r JOIN places p ON p.id = r.id
+        WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ?`,
     );
-    for (const b of boxes) out.push(...(statement.all(b.minLat, b.maxLat, b.minLng, b.maxLng, match) as Candidate[]));
+    for (const b of boxes) out.push(...(statement.all(b.minLat, b.maxLat, b.minLng, b.maxLng) as Candidate[]));
     return out;
   }
 

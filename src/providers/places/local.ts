@@ -3,17 +3,18 @@ import { toLead } from "../../core/lead-bounds.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
-import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { ftsQuery, keywordTerms } from "./keywords.js";
+import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
+import { ftsQuery, keywordTerms, relevanceScorer } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
- * Relative cost of one row in each plan, measured with bench/search.js on 1M places:
- * the box-first plan pays per place in the box (R*Tree walk, then a rowid probe into the
- * FTS result), the FTS-first plan per full-text match (doclist walk plus a lookup of the
- * place's coordinates). A box row is about this many times cheaper than a match row.
+ * Relative cost of one row in each plan, measured on the 1M-place synthetic index of
+ * bench/search.js: the box-first plan reads and keyword-tests every place in the box
+ * (about 40 µs a row there), the FTS-first plan pays a doclist step plus a row lookup per
+ * full-text match in the whole index (about 4 µs), and tests only the matches in the box.
+ * So a box row costs about ten match rows.
  */
-const BOX_ROW_COST = 0.35;
+const BOX_ROW_COST = 10;
 
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
@@ -26,7 +27,9 @@ function parseCursor(cursor: string | null): number {
   return Number(m[1]);
 }
 
-interface Ranked extends Candidate {
+interface Ranked {
+  id: number;
+  score: number;
   distanceKm: number;
 }
 
@@ -63,8 +66,9 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 
   /**
-   * Every match inside the strict circle, best first: relevance (bm25, name and category
-   * weighted), then distance, then the row id so equal places always come in one order.
+   * Every match inside the strict circle, best first: relevance (BM25-shaped, name and
+   * category weighted), then distance, then the row id so equal places always come in
+   * one order.
    */
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
     const terms = keywordTerms(keywords);
@@ -73,13 +77,16 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     const boxes = circleBoxes(center, radiusKm);
     const plan = this.choosePlan(terms.map((t) => t.prefixes), boxes);
     this.lastPlan = plan;
-    const candidates = plan === "box-first" ? this.repo.boxThenMatch(match, boxes) : this.repo.matchThenBox(match, boxes);
+    const candidates = plan === "box-first" ? this.repo.boxCandidates(boxes) : this.repo.matchThenBox(match, boxes);
+    const score = relevanceScorer(terms);
     const ranked: Ranked[] = [];
     for (const c of candidates) {
       const d = distanceKm(center, c);
-      if (d <= radiusKm) ranked.push({ ...c, distanceKm: d });
+      if (d > radiusKm) continue;
+      const s = score(c);
+      if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
     }
-    ranked.sort((a, b) => a.score - b.score || a.distanceKm - b.distanceKm || a.id - b.id);
+    ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
     return ranked;
   }
 
@@ -90,7 +97,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    */
   choosePlan(prefixGroups: string[][], boxes: ReturnType<typeof circleBoxes>): QueryPlan {
     const matches = Math.min(...prefixGroups.map((prefixes) => prefixes.reduce((n, p) => n + this.repo.documentsWithPrefix(p), 0)));
-    const budget = Math.ceil(matches / BOX_ROW_COST);
+    const budget = Math.floor(matches / BOX_ROW_COST);
     const inBox = this.repo.countInBox(boxes, budget + 1);
     return inBox <= budget ? "box-first" : "fts-first";
   }
