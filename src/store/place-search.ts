@@ -69,6 +69,23 @@ export class PlaceSearchRepo {
     return out;
   }
 
+  /** Every full-text match in the whole index (to build the provider's in-memory posting list). */
+  allMatches(match: string): Candidate[] {
+    return this.db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM places_fts JOIN places p ON p.id = places_fts.rowid WHERE places_fts MATCH ?`).all(match) as Candidate[];
+  }
+
+  /**
+   * Changes when places are imported, re-imported or replaced: the sources' import times,
+   * their count and the highest place id. Cheap (place_sources is tiny), so it is read
+   * on every search to invalidate cached match lists.
+   */
+  indexSignature(): string {
+    const row = this.db
+      .prepare("SELECT max(imported_at) AS at, count(*) AS n, sum(place_count) AS places, (SELECT max(id) FROM places) AS top FROM place_sources")
+      .get() as { at: string | null; n: number; places: number | null; top: number | null };
+    return `${row.at}|${row.n}|${row.places}|${row.top}`;
+  }
+
   /**
    * Box-first plan: every place the R*Tree finds in the box; the caller tests the
    * keywords. Cheap for common keywords ("restaurant") in a small circle, where walking

@@ -118,6 +118,20 @@ describe("local place provider", () => {
     expect(rare).toHaveLength(1);
   });
 
+  it("reuses a keyword's match list for later searches and drops it when the index changes", async () => {
+    const places: TestPlace[] = Array.from({ length: 30 }, (_, i) => ({ placeId: `r:${i}`, name: `Bistro ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, 40 + i, 0), categories: ["restaurant"] }));
+    const { instance, local } = provider(places);
+    expect(local.rankedMatches(VADUZ, 100, "bistro")).toHaveLength(30);
+    expect(local.lastPlan).toBe("fts-first");
+    const elsewhere = offsetKm(VADUZ.lat, VADUZ.lng, 55, 0);
+    expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(3);
+    expect(local.lastPlan).toBe("cached");
+    insertPlaces(instance.services.deps.db, [{ placeId: "r:new", name: "Bistro Neu", ...elsewhere, categories: ["restaurant"] }]);
+    const after = local.rankedMatches(elsewhere, 2, "bistro");
+    expect(local.lastPlan).not.toBe("cached");
+    expect(after).toHaveLength(4);
+  });
+
   it("resolves its own place IDs and knows no others", async () => {
     const { local } = provider();
     expect(await local.resolvePlaceId("osm:node:1", signal)).toMatchObject({ name: "Dentists Vaduz" });

@@ -3,7 +3,7 @@ import { toLead } from "../../core/lead-bounds.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
-import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
+import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
 import { ftsQuery, keywordTerms, relevanceScorer } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
@@ -33,7 +33,22 @@ interface Ranked {
   distanceKm: number;
 }
 
-export type QueryPlan = "fts-first" | "box-first";
+export type QueryPlan = "fts-first" | "box-first" | "cached";
+
+/**
+ * Every match of one keyword set in the whole index, with its relevance, as flat arrays:
+ * 20 bytes a match. A query then only scans coordinates, which takes well under a
+ * millisecond even for "restaurant" across a million places.
+ */
+interface MatchList {
+  ids: Int32Array;
+  lat: Float64Array;
+  lng: Float64Array;
+  score: Float32Array;
+}
+
+/** Upper bound on matches kept in memory over all cached keyword sets (≈ 30 MB). */
+const MAX_CACHED_MATCHES = 1_500_000;
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
@@ -45,6 +60,10 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly repo: PlaceSearchRepo;
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
+  /** Match lists by keyword set, least recently used first (a Map keeps insertion order). */
+  private readonly cache = new Map<string, MatchList>();
+  private cachedMatches = 0;
+  private signature = "";
 
   constructor(db: Db) {
     this.repo = new PlaceSearchRepo(db);
@@ -73,21 +92,47 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
     const terms = keywordTerms(keywords);
     if (terms.length === 0) return [];
-    const match = ftsQuery(terms);
-    const boxes = circleBoxes(center, radiusKm);
-    const plan = this.choosePlan(terms.map((t) => t.prefixes), boxes);
-    this.lastPlan = plan;
-    const candidates = plan === "box-first" ? this.repo.boxCandidates(boxes) : this.repo.matchThenBox(match, boxes);
-    const score = relevanceScorer(terms);
-    const ranked: Ranked[] = [];
-    for (const c of candidates) {
-      const d = distanceKm(center, c);
-      if (d > radiusKm) continue;
-      const s = score(c);
-      if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
+    const signature = this.repo.indexSignature();
+    if (signature !== this.signature) {
+      this.cache.clear();
+      this.cachedMatches = 0;
+      this.signature = signature;
     }
-    ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
-    return ranked;
+    const key = terms.map((t) => t.word).join(" ");
+    const boxes = circleBoxes(center, radiusKm);
+    const cached = this.cache.get(key);
+    let list: MatchList;
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      this.lastPlan = "cached";
+      list = cached;
+    } else {
+      const match = ftsQuery(terms);
+      const plan = this.choosePlan(terms.map((t) => t.prefixes), boxes);
+      this.lastPlan = plan;
+      const score = relevanceScorer(terms);
+      if (plan === "box-first") {
+        // A small box: cheaper to test its places than to list every match; nothing cached.
+        list = toMatchList(this.repo.boxCandidates(boxes), score);
+      } else {
+        list = toMatchList(this.repo.allMatches(match), score);
+        this.remember(key, list);
+      }
+    }
+    return rankWithin(list, center, radiusKm);
+  }
+
+  /** Keep a match list, evicting the least recently used ones beyond the memory bound. */
+  private remember(key: string, list: MatchList): void {
+    if (list.ids.length > MAX_CACHED_MATCHES) return;
+    this.cache.set(key, list);
+    this.cachedMatches += list.ids.length;
+    for (const [oldKey, old] of this.cache) {
+      if (this.cachedMatches <= MAX_CACHED_MATCHES) break;
+      this.cache.delete(oldKey);
+      this.cachedMatches -= old.ids.length;
+    }
   }
 
   /**
@@ -131,6 +176,41 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     // Anything left unread may still hold leads that are not duplicates.
     return { leads: kept.slice(offset), consumed };
   }
+}
+
+/** Keep the candidates that match, with their relevance. */
+function toMatchList(candidates: readonly Candidate[], score: (c: Candidate) => number | undefined): MatchList {
+  const ids: number[] = [];
+  const lat: number[] = [];
+  const lng: number[] = [];
+  const scores: number[] = [];
+  for (const c of candidates) {
+    const s = score(c);
+    if (s === undefined) continue;
+    ids.push(c.id);
+    lat.push(c.lat);
+    lng.push(c.lng);
+    scores.push(s);
+  }
+  return { ids: Int32Array.from(ids), lat: Float64Array.from(lat), lng: Float64Array.from(lng), score: Float32Array.from(scores) };
+}
+
+/** The matches inside the circle, best first (see `rankedMatches`). */
+function rankWithin(list: MatchList, center: LatLng, radiusKm: number): Ranked[] {
+  const boxes = circleBoxes(center, radiusKm);
+  const ranked: Ranked[] = [];
+  const point = { lat: 0, lng: 0 };
+  for (let i = 0; i < list.ids.length; i++) {
+    const lat = list.lat[i]!;
+    const lng = list.lng[i]!;
+    if (!boxes.some((b) => lat >= b.minLat && lat <= b.maxLat && lng >= b.minLng && lng <= b.maxLng)) continue;
+    point.lat = lat;
+    point.lng = lng;
+    const d = distanceKm(center, point);
+    if (d <= radiusKm) ranked.push({ id: list.ids[i]!, score: list.score[i]!, distanceKm: d });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
+  return ranked;
 }
 
 function parseJson(text: string | null): unknown {
