@@ -326,6 +326,14 @@ describe("POST /api/v1/map-leads/search", () => {
     expect((await unknown.json()).error).toMatch(/^locationPlaceId/);
   });
 
+  it("appears in the OpenAPI document with its NDJSON answer, and GET /quota as an addition", async () => {
+    const { server } = await setup();
+    const doc = await (await server.request("/api/v1/openapi.json")).json();
+    const search = doc.paths["/api/v1/map-leads/search"].post;
+    expect(Object.keys(search.responses["200"].content)).toEqual(expect.arrayContaining(["application/json", "application/x-ndjson"]));
+    expect(doc.paths["/api/v1/quota"].get).toBeDefined();
+  });
+
   it("an unknown location is a 400 that says so, and takes no quota", async () => {
     const { search, quota } = await setup({ plan: "free" });
     const res = await search({ location: "Qwxzzy Flurbington", keywords: "dentist" });
