@@ -69,9 +69,14 @@ export class PlaceSearchRepo {
     return out;
   }
 
-  /** Every full-text match in the whole index (to build the provider's in-memory posting list). */
-  allMatches(match: string): Candidate[] {
-    return this.db.prepare(`SELECT ${CANDIDATE_COLUMNS} FROM places_fts JOIN places p ON p.id = places_fts.rowid WHERE places_fts MATCH ?`).all(match) as Candidate[];
+  /**
+   * Every full-text match in the whole index (to build the provider's in-memory match
+   * list), streamed row by row so that 100k+ matches never sit in memory as objects.
+   */
+  allMatches(match: string): IterableIterator<Candidate> {
+    return this.db
+      .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM places_fts JOIN places p ON p.id = places_fts.rowid WHERE places_fts MATCH ?`)
+      .iterate(match) as IterableIterator<Candidate>;
   }
 
   /**

@@ -179,7 +179,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 }
 
 /** Keep the candidates that match, with their relevance. */
-function toMatchList(candidates: readonly Candidate[], score: (c: Candidate) => number | undefined): MatchList {
+function toMatchList(candidates: Iterable<Candidate>, score: (c: Candidate) => number | undefined): MatchList {
   const ids: number[] = [];
   const lat: number[] = [];
   const lng: number[] = [];
