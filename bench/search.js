@@ -195,7 +195,7 @@ const local = summary(latencies);
 // Each uncached plan forced (a fresh provider per query: no match list to reuse).
 function forced(plan) {
   const samples = [];
-  for (const q of qs.slice(0, Math.min(15, qs.length))) {
+  for (const q of qs.slice(0, Math.min(8, qs.length))) {
     const fresh = new LocalPlaceProvider(db);
     fresh.choosePlan = () => plan;
     const t = performance.now();

@@ -197,13 +197,17 @@ function toMatchList(candidates: Iterable<Candidate>, score: (c: Candidate) => n
 
 /** The matches inside the circle, best first (see `rankedMatches`). */
 function rankWithin(list: MatchList, center: LatLng, radiusKm: number): Ranked[] {
-  const boxes = circleBoxes(center, radiusKm);
+  // One box, or two across the antimeridian; they share the latitude band. Tested inline:
+  // this loop runs over every match of a common keyword.
+  const [first, second] = circleBoxes(center, radiusKm);
+  const { minLat, maxLat } = first!;
   const ranked: Ranked[] = [];
   const point = { lat: 0, lng: 0 };
   for (let i = 0; i < list.ids.length; i++) {
     const lat = list.lat[i]!;
+    if (lat < minLat || lat > maxLat) continue;
     const lng = list.lng[i]!;
-    if (!boxes.some((b) => lat >= b.minLat && lat <= b.maxLat && lng >= b.minLng && lng <= b.maxLng)) continue;
+    if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
     point.lat = lat;
     point.lng = lng;
     const d = distanceKm(center, point);
