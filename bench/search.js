@@ -227,7 +227,8 @@ const app = createApp(instance.services, { log: () => {} });
 const server = createServer(toNodeHandler(app.h3));
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = `http://127.0.0.1:${server.address().port}/api/v1/map-leads/search`;
-for (const keywords of KEYWORDS) await instance.services.placeProvider.search({ center: qs[0].center, radiusKm: 5, keywords, cursor: null, signal });
+// Warm the server's own provider with the same searches (its match lists, statements).
+for (const q of qs.slice(0, 30)) await instance.services.placeProvider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
 const ttfl = [];
 const complete = [];
 for (const q of qs.slice(0, 30)) {
