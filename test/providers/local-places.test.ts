@@ -113,6 +113,11 @@ describe("local place provider", () => {
     const common = local.rankedMatches(VADUZ, 5, "restaurant");
     expect(local.lastPlan).toBe("box-first");
     expect(common).toHaveLength(1);
+    // Searched again: the keyword's match list is built once, then reused; same answer.
+    expect(local.rankedMatches(VADUZ, 5, "restaurant")).toEqual(common);
+    expect(local.lastPlan).toBe("fts-first");
+    expect(local.rankedMatches(VADUZ, 5, "restaurant")).toEqual(common);
+    expect(local.lastPlan).toBe("cached");
     const rare = local.rankedMatches(VADUZ, 100, "glassblower");
     expect(local.lastPlan).toBe("fts-first");
     expect(rare).toHaveLength(1);

@@ -63,6 +63,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   /** Match lists by keyword set, least recently used first (a Map keeps insertion order). */
   private readonly cache = new Map<string, MatchList>();
   private cachedMatches = 0;
+  /** Keyword sets answered box-first since the last index change: the second time, their match list is built. */
+  private readonly boxOnly = new Set<string>();
   private signature = "";
 
   constructor(db: Db) {
@@ -95,6 +97,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     const signature = this.repo.indexSignature();
     if (signature !== this.signature) {
       this.cache.clear();
+      this.boxOnly.clear();
       this.cachedMatches = 0;
       this.signature = signature;
     }
@@ -109,11 +112,14 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       list = cached;
     } else {
       const match = ftsQuery(terms);
-      const plan = this.choosePlan(terms.map((t) => t.prefixes), boxes);
+      // A keyword searched again is worth its match list even where the box would be cheaper once.
+      const plan = this.boxOnly.has(key) ? "fts-first" : this.choosePlan(terms.map((t) => t.prefixes), boxes);
       this.lastPlan = plan;
       const score = relevanceScorer(terms);
       if (plan === "box-first") {
-        // A small box: cheaper to test its places than to list every match; nothing cached.
+        // A small box: cheaper to test its places than to list every match.
+        this.boxOnly.add(key);
+        if (this.boxOnly.size > 10_000) this.boxOnly.clear();
         list = toMatchList(this.repo.boxCandidates(boxes), score);
       } else {
         list = toMatchList(this.repo.allMatches(match), score);
