@@ -1,37 +1,43 @@
 import { stringify } from "csv-stringify/sync";
+import { distanceKm } from "../core/geo.js";
 import type { Lead } from "../core/schemas/lead.js";
 import type { Column } from "./output.js";
 
-/** One flat row per lead, the same columns for CSV exports of searches and retries. */
-export const LEAD_CSV_COLUMNS: ReadonlyArray<[string, (lead: Lead) => string | number | boolean | null | undefined]> = [
-  ["placeId", (l) => l.placeId],
-  ["name", (l) => l.name],
-  ["address", (l) => l.address],
-  ["lat", (l) => l.lat],
-  ["lng", (l) => l.lng],
-  ["website", (l) => l.website],
-  ["domain", (l) => l.domain],
-  ["phone", (l) => l.phone],
-  ["rating", (l) => l.rating],
-  ["categories", (l) => l.categories.join(";")],
-  ["email", (l) => l.email],
-  ["linkedin", (l) => l.socials?.linkedin],
-  ["facebook", (l) => l.socials?.facebook],
-  ["twitter", (l) => l.socials?.twitter],
-  ["instagram", (l) => l.socials?.instagram],
-  ["businessSummary", (l) => l.businessSummary],
-  ["businessSources", (l) => l.businessSources?.map((s) => s.url).join(" ")],
-  ["enrichmentPending", (l) => l.enrichmentPending ?? false],
-];
+/**
+ * One flat row per lead, the same columns for every CSV export (search, `--complete`,
+ * retry), so the files can be concatenated and `outreach contacts import` reads them all:
+ * socials and sources flattened into columns, categories joined with "; ".
+ */
+export const LEAD_CSV_COLUMNS = [
+  "place_id", "name", "address", "lat", "lng", "distance_km", "website", "domain", "phone", "email", "rating", "categories",
+  "linkedin", "facebook", "twitter", "instagram", "business_summary", "enrichment_pending",
+  "source_1_url", "source_1_title", "source_2_url", "source_2_title", "source_3_url", "source_3_title", "source_4_url", "source_4_title",
+] as const;
 
-/** CSV with a header row (RFC 4180 quoting); cells that a spreadsheet would run as formulas are defused. */
-export function leadsToCsv(leads: readonly Lead[]): string {
-  const defuse = (v: string | number | boolean | null | undefined) => {
-    if (v === null || v === undefined) return "";
-    const s = String(v);
-    return typeof v === "string" && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-  };
-  return stringify([LEAD_CSV_COLUMNS.map(([h]) => h), ...leads.map((lead) => LEAD_CSV_COLUMNS.map(([, get]) => defuse(get(lead))))]);
+type Cell = string | number | boolean | null | undefined;
+
+function leadRow(lead: Lead, center: { lat: number; lng: number } | undefined): Cell[] {
+  const sources = lead.businessSources ?? [];
+  const src = (i: number) => [sources[i]?.url, sources[i]?.title];
+  return [
+    lead.placeId, lead.name, lead.address, lead.lat, lead.lng, center ? distanceKm(center, lead).toFixed(2) : "", lead.website, lead.domain,
+    lead.phone, lead.email, lead.rating, lead.categories.join("; "),
+    lead.socials?.linkedin, lead.socials?.facebook, lead.socials?.twitter, lead.socials?.instagram,
+    lead.businessSummary, lead.enrichmentPending === undefined ? "" : String(lead.enrichmentPending),
+    ...src(0), ...src(1), ...src(2), ...src(3),
+  ];
+}
+
+/** Text that a spreadsheet would run as a formula gets a leading quote (CSV injection). */
+function defuse(value: Cell): string {
+  if (value === null || value === undefined) return "";
+  const s = String(value);
+  return typeof value === "string" && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+}
+
+/** CSV with a header row (RFC 4180 quoting). `center` fills `distance_km` when known. */
+export function leadsToCsv(leads: readonly Lead[], center?: { lat: number; lng: number }): string {
+  return stringify([[...LEAD_CSV_COLUMNS], ...leads.map((lead) => leadRow(lead, center).map(defuse))]);
 }
 
 /** The table a terminal shows. */

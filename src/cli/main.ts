@@ -11,6 +11,7 @@ import { registerCampaigns } from "./commands/campaigns.js";
 import { registerInit } from "./commands/init.js";
 import { registerKeys } from "./commands/keys.js";
 import { registerPlaces } from "./commands/places.js";
+import { registerLeads } from "./commands/leads.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTeams } from "./commands/teams.js";
 import { registerWhoami } from "./commands/whoami.js";
@@ -18,7 +19,7 @@ import { registerWhoami } from "./commands/whoami.js";
 export const VERSION = "0.1.0";
 
 /** Every command group; each file adds its `<noun> <verb>` commands. */
-const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerServe, registerAdmin, registerPlaces, registerDomains, registerCampaigns, registerKeys, registerBrand];
+const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerLeads, registerPlaces, registerServe, registerAdmin, registerDomains, registerCampaigns, registerKeys, registerBrand];
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")

@@ -7,6 +7,12 @@ import { CampaignService } from "./campaigns.js";
 import type { ServerConfig } from "./config.js";
 import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
+import { Geocoder } from "../providers/geocode/geocoder.js";
+import { LocalPlaceProvider } from "../providers/places/local.js";
+import type { PlaceSearchProvider } from "../providers/places/provider.js";
+import type { LeadEnricher } from "./lead-enricher.js";
+import { LeadSearchService } from "./lead-search.js";
+import { QuotaService } from "./quota.js";
 import { PlanService } from "./plans.js";
 import { PlacesImportService } from "./places-import.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -37,6 +43,13 @@ export interface Services {
   placesImport: PlacesImportService;
   /** Website enrichment (issue 4); also the LeadEnricher the lead search calls. */
   enrichment: EnrichmentService;
+  quota: QuotaService;
+  /** Where leads come from: the local places index unless replaced (Google, Overpass later). */
+  placeProvider: PlaceSearchProvider;
+  geocoder: Geocoder;
+  /** Website enrichment of search results (pass-through until the enricher is wired). */
+  leadEnricher: LeadEnricher;
+  leadSearch: LeadSearchService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -52,5 +65,38 @@ export function createServices(deps: ServiceDeps): Services {
   const brand = new BrandService(deps.db, deps.clock);
   const placesImport = new PlacesImportService(deps.db, deps.clock);
   const enrichment = new EnrichmentService(deps.db, deps.clock, deps.config);
-  return { deps, plans, identity, auth, teams, rateLimiter, sendingDomains, campaigns, teamApiKeys, brand, placesImport, enrichment };
+  const quota = new QuotaService(deps.db, deps.clock, plans);
+  const placeProvider = new LocalPlaceProvider(deps.db);
+  const geocoder = new Geocoder(deps.db);
+  // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
+  const leadEnricher: LeadEnricher = enrichment;
+  const leadSearch = new LeadSearchService({
+    db: deps.db,
+    clock: deps.clock,
+    keyring: deps.keyring,
+    plans,
+    quota,
+    provider: placeProvider,
+    geocoder,
+    enricher: leadEnricher,
+  });
+  return {
+    deps,
+    plans,
+    identity,
+    auth,
+    teams,
+    rateLimiter,
+    sendingDomains,
+    campaigns,
+    teamApiKeys,
+    brand,
+    placesImport,
+    enrichment,
+    quota,
+    placeProvider,
+    geocoder,
+    leadEnricher,
+    leadSearch,
+  };
 }

@@ -1,48 +1,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import { registerLeadsRetry } from "../../src/cli/commands/leads-retry.js";
-import { CommandContext } from "../../src/cli/context.js";
-import { exitCodeFor } from "../../src/cli/exit-codes.js";
+import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { fixtureLookup, startFixtureSites } from "../helpers/fixture-sites.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { placeLead } from "../helpers/leads.js";
 import { startTestServer } from "../helpers/server.js";
 
-/**
- * `leads search` (and so the `leads` group) is written in parallel by another engineer;
- * until the merge this builds a throwaway `leads` command to register `retry` on.
- */
-async function runLeads(argv: string[], env: NodeJS.ProcessEnv) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdin: new PassThrough(),
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  };
-  const ctx = new CommandContext(io, { HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), NO_COLOR: "1", ...env });
-  const program = new Command("outreach");
-  registerLeadsRetry(program.command("leads"), ctx);
-  const configure = (c: Command) => {
-    c.exitOverride().configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-    c.commands.forEach(configure);
-  };
-  configure(program);
-  let code = 0;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (err) {
-    code = err instanceof CommanderError ? (err.exitCode === 0 ? 0 : 2) : exitCodeFor(err);
-    if (!(err instanceof CommanderError)) stderr += String((err as Error).message);
-  }
-  return { code, stdout, stderr };
+/** The real CLI, in-process, against a real server over a socket. */
+function runLeads(argv: string[], env: NodeJS.ProcessEnv) {
+  return runCli(argv, { env: cliEnv(env) });
 }
 
 async function setup() {
@@ -83,7 +51,7 @@ describe("outreach leads retry", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("");
     const csv = readFileSync(out, "utf8").trim().split("\n");
-    expect(csv[0]).toMatch(/^placeId,name,address,lat,lng,website,domain,phone,rating,categories,email,/);
+    expect(csv[0]).toMatch(/^place_id,name,address,lat,lng,distance_km,website,domain,phone,email,rating,categories,linkedin,/);
     expect(csv[1]).toContain("werkstatt@garage.de");
     expect(csv).toHaveLength(3);
   });

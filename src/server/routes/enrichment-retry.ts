@@ -18,8 +18,8 @@ export const enrichmentRetryRoutes = [
     response: EnrichmentRetryResult,
     ndjson: true,
     errorStyle: "coded",
-    // TODO(merge): quota — return `{ quota: services.quota.snapshot(principal.teamId) }` once the quota service lands.
-    errorBody: () => ({}),
+    // The retry consumes no quota, but its errors report it like the search's do (2.5).
+    errorBody: (services, principal) => ({ quota: services.quota.current(principal.teamId) }),
     errors: [404],
     handler: async ({ services, principal, body, signal, wantsNdjson }) => {
       // Redeemed before any byte is sent: a bad token is an ordinary 404, never a stream line.
@@ -32,7 +32,10 @@ export const enrichmentRetryRoutes = [
           (done) => lines.push({ type: "complete", data: { leads: done } }),
           (err: unknown) => lines.fail(err),
         );
-      return ndjsonResponse(lines, { log: (line) => process.stderr.write(line + "\n") });
+      return ndjsonResponse(lines, {
+        log: (line) => process.stderr.write(line + "\n"),
+        errorExtra: () => ({ quota: services.quota.current(principal.teamId) }),
+      });
     },
   }),
 ];

@@ -8,6 +8,7 @@ import { teamApiKeys } from "./006-team-api-keys.js";
 import { brandSettings } from "./007-brand-settings.js";
 import { placeImports } from "./008-place-imports.js";
 import { enrichment } from "./009-enrichment.js";
+import { searchQuota } from "./010-search-quota.js";
 
 export interface Migration {
   name: string;
@@ -18,4 +19,15 @@ export interface Migration {
  * Append-only. A migration's version is its position in this list (1-based) and is
  * stored in `PRAGMA user_version`. Add new ones at the end; never edit a shipped one.
  */
-export const MIGRATIONS: readonly Migration[] = [identity, places, contacts, sendingDomains, campaigns, teamApiKeys, brandSettings, placeImports, enrichment];
+export const MIGRATIONS: readonly Migration[] = [
+  identity,
+  places,
+  contacts,
+  sendingDomains,
+  campaigns,
+  teamApiKeys,
+  brandSettings,
+  placeImports,
+  enrichment,
+  searchQuota,
+];

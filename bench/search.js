@@ -1,0 +1,271 @@
+// Lead search latency: the local provider on a synthetic index of 1,000,000 places, its
+// ratio to a full-scan baseline (haversine over every row + LIKE) in the same run, and the
+// time to the first NDJSON line over HTTP. Plain Node ESM over dist/ (run `npm run build`).
+//
+//   node bench/search.js [--places 1000000] [--queries 300] [--data-dir DIR]
+//
+// Load average matters on a shared machine: it is printed with the figures.
+// The generated data directory is kept (default: $TMPDIR/outreach-bench-search-<N>) and
+// reused by later runs, since generating a million places takes a minute or two.
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { toNodeHandler } from "h3";
+import { openInstance } from "../dist/services/instance.js";
+import { createApp } from "../dist/server/app.js";
+import { LocalPlaceProvider } from "../dist/providers/places/local.js";
+import { distanceKm } from "../dist/core/geo.js";
+
+const { values: args } = parseArgs({
+  options: {
+    places: { type: "string", default: "1000000" },
+    queries: { type: "string", default: "300" },
+    "data-dir": { type: "string" },
+    "baseline-queries": { type: "string", default: "12" },
+  },
+});
+const PLACES = Number(args.places);
+const QUERIES = Number(args.queries);
+const dataDir = args["data-dir"] ?? join(tmpdir(), `outreach-bench-search-${PLACES}`);
+
+// A deterministic generator so every run measures the same index.
+let seed = 42;
+function random() {
+  seed = (seed * 1664525 + 1013904223) >>> 0;
+  return seed / 2 ** 32;
+}
+function gaussian() {
+  return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+}
+
+/** Category mix roughly as in OSM business POIs of a European country. */
+const CATEGORIES = [
+  [["restaurant"], 0.12, ["Ristorante", "Gasthaus", "Restaurant", "Bistro", "Trattoria"]],
+  [["restaurant", "italian restaurant"], 0.04, ["Pizzeria", "Ristorante", "Trattoria"]],
+  [["cafe"], 0.06, ["Café", "Coffee", "Kaffeehaus"]],
+  [["bar"], 0.05, ["Bar", "Pub", "Lounge"]],
+  [["fast food"], 0.05, ["Kebab", "Burger", "Imbiss"]],
+  [["hairdresser"], 0.06, ["Salon", "Coiffeur", "Hair"]],
+  [["bakery"], 0.04, ["Bäckerei", "Bakery", "Boulangerie"]],
+  [["supermarket"], 0.04, ["Markt", "Supermarket", "Spar"]],
+  [["pharmacy"], 0.02, ["Apotheke", "Pharmacy"]],
+  [["dentist"], 0.015, ["Zahnarzt", "Dental", "Dentists"]],
+  [["doctor"], 0.03, ["Praxis", "Medical", "Clinic"]],
+  [["hotel"], 0.03, ["Hotel", "Gasthof", "Pension"]],
+  [["clothes shop"], 0.07, ["Mode", "Fashion", "Boutique"]],
+  [["car repair"], 0.04, ["Garage", "Autohaus", "Werkstatt"]],
+  [["bank"], 0.02, ["Bank", "Sparkasse"]],
+  [["kiosk"], 0.03, ["Kiosk", "Tabak"]],
+  [["florist"], 0.015, ["Blumen", "Florist"]],
+  [["lawyer"], 0.02, ["Kanzlei", "Law"]],
+  [["accountant"], 0.02, ["Treuhand", "Accounting"]],
+  [["electrician"], 0.02, ["Elektro", "Electric"]],
+  [["plumber"], 0.02, ["Sanitär", "Plumbing"]],
+  [["optician"], 0.01, ["Optik", "Optician"]],
+  [["butcher"], 0.01, ["Metzgerei", "Butcher"]],
+  [["fitness centre"], 0.015, ["Fitness", "Gym"]],
+  [["veterinary"], 0.01, ["Tierarzt", "Vet"]],
+  [["office"], 0.15, ["Consulting", "Services", "Office", "Partners"]],
+];
+const SURNAMES = ["Müller", "Meier", "Schmid", "Keller", "Weber", "Huber", "Schneider", "Fischer", "Wolf", "Rossi", "Bianchi", "Martin", "Bernard", "Dubois", "Frick", "Beck", "Wanger", "Marxer", "Büchel", "Ospelt"];
+const cumulative = [];
+{
+  let sum = 0;
+  for (const c of CATEGORIES) cumulative.push((sum += c[1]));
+  for (let i = 0; i < cumulative.length; i++) cumulative[i] /= sum;
+}
+function category() {
+  const r = random();
+  return CATEGORIES[cumulative.findIndex((c) => r <= c)] ?? CATEGORIES[0];
+}
+
+/** A few hundred towns in central Europe with Zipf-like sizes; places cluster around them. */
+function towns() {
+  seed = 7;
+  const list = [];
+  for (let i = 0; i < 400; i++) {
+    list.push({ lat: 45 + random() * 8, lng: 5 + random() * 12, weight: 1 / (i + 1) ** 0.9, sigmaKm: 1.5 + 6 * (1 / Math.sqrt(i + 1)) });
+  }
+  const total = list.reduce((s, t) => s + t.weight, 0);
+  let acc = 0;
+  for (const t of list) t.cum = (acc += t.weight / total);
+  return list;
+}
+const TOWNS = towns();
+function pickTown() {
+  const r = random();
+  return TOWNS.find((t) => r <= t.cum) ?? TOWNS[TOWNS.length - 1];
+}
+
+function generate(instance) {
+  const db = instance.services.deps.db;
+  const started = performance.now();
+  const source = db
+    .prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'synthetic-bench', 'CC0', 'synthetic', ?)")
+    .run(new Date().toISOString()).lastInsertRowid;
+  const insert = db.prepare(`INSERT INTO places (place_id, source_id, name, address, city, country, lat, lng, website, phone, categories, category_text, updated_at)
+    VALUES (?, ?, ?, ?, ?, 'DE', ?, ?, ?, ?, ?, ?, '2026-11-22T00:00:00.000Z')`);
+  seed = 1234;
+  const batch = 50_000;
+  for (let start = 0; start < PLACES; start += batch) {
+    db.transaction(() => {
+      for (let i = start; i < Math.min(PLACES, start + batch); i++) {
+        const town = pickTown();
+        const [labels, , words] = category();
+        const lat = town.lat + (gaussian() * town.sigmaKm) / 111.2;
+        const lng = town.lng + (gaussian() * town.sigmaKm) / (111.2 * Math.cos((town.lat * Math.PI) / 180));
+        const name = `${SURNAMES[Math.floor(random() * SURNAMES.length)]} ${words[Math.floor(random() * words.length)]}`;
+        const website = random() < 0.3 ? `https://www.example-${i}.de/` : null;
+        insert.run(`bench:${i}`, source, name, `Hauptstrasse ${i % 200}, Town ${TOWNS.indexOf(town)}`, `Town ${TOWNS.indexOf(town)}`, lat, lng, website, random() < 0.4 ? "+49 30 1234567" : null, JSON.stringify(labels), labels.join(" "));
+      }
+    })();
+    process.stderr.write(`\rgenerating ${Math.min(PLACES, start + batch).toLocaleString("en")} places…`);
+  }
+  db.exec("INSERT INTO places_fts(places_fts) VALUES ('optimize'); ANALYZE;");
+  process.stderr.write(` done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p95: percentile(s, 95), n: s.length };
+}
+
+const KEYWORDS = ["restaurant", "dentist", "hairdresser", "cafe", "bakery", "italian restaurant", "hotels", "pharmacy", "Müller", "florist"];
+
+function queries(n) {
+  seed = 99;
+  return Array.from({ length: n }, (_, i) => {
+    const town = pickTown();
+    // Centres near, not exactly on, town centres: where users search.
+    return { center: { lat: town.lat + gaussian() * 0.01, lng: town.lng + gaussian() * 0.01 }, keywords: KEYWORDS[i % KEYWORDS.length] };
+  });
+}
+
+const fresh = !existsSync(join(dataDir, "outreach.db"));
+mkdirSync(dataDir, { recursive: true });
+const instance = openInstance({ dataDir, env: {}, config: { rateLimitPerMinute: 0, enrich: false } });
+const db = instance.services.deps.db;
+let token;
+if (fresh || db.prepare("SELECT count(*) AS n FROM places").get().n !== PLACES) {
+  if (!fresh) throw new Error(`${dataDir} holds another index; remove it or pass --data-dir`);
+  token = instance.services.identity.bootstrap({ name: "Bench", email: "bench@example.com", team: "Bench", plan: "self-hosted" }).token;
+  generate(instance);
+}
+const owner = db.prepare("SELECT u.id FROM users u LIMIT 1").get();
+token ??= instance.services.identity.issuePersonalToken(owner.id, "bench").raw;
+
+const signal = new AbortController().signal;
+const qs = queries(QUERIES);
+
+// Cold: the first search of each keyword after start (plan choice, and building the
+// keyword's match list when the FTS-first plan is chosen).
+const coldSamples = [];
+{
+  const cold = new LocalPlaceProvider(db);
+  for (const [i, keywords] of KEYWORDS.entries()) {
+    const q = qs[i];
+    const t = performance.now();
+    await cold.search({ center: q.center, radiusKm: 5, keywords, cursor: null, signal });
+    coldSamples.push(performance.now() - t);
+  }
+}
+const coldStats = summary(coldSamples);
+
+const provider = new LocalPlaceProvider(db);
+// Warm-up: page cache, statements, the FTS vocabulary table.
+for (const q of qs.slice(0, 20)) await provider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+
+const latencies = [];
+const plans = { "box-first": 0, "fts-first": 0, cached: 0 };
+let leadsReturned = 0;
+for (const q of qs) {
+  const t = performance.now();
+  const page = await provider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+  latencies.push(performance.now() - t);
+  plans[provider.lastPlan]++;
+  leadsReturned += page.leads.length;
+}
+const local = summary(latencies);
+
+// Each uncached plan forced (a fresh provider per query: no match list to reuse).
+function forced(plan) {
+  const samples = [];
+  for (const q of qs.slice(0, Math.min(8, qs.length))) {
+    const fresh = new LocalPlaceProvider(db);
+    fresh.choosePlan = () => plan;
+    const t = performance.now();
+    fresh.rankedMatches(q.center, 5, q.keywords);
+    samples.push(performance.now() - t);
+  }
+  return summary(samples);
+}
+const ftsOnly = forced("fts-first");
+const boxOnly = forced("box-first");
+
+// Baseline: what a naive implementation does — every row, haversine + LIKE.
+db.function("haversine_km", { deterministic: true }, (lat1, lng1, lat2, lng2) => distanceKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 }));
+const naive = db.prepare(
+  `SELECT id, haversine_km(lat, lng, ?, ?) AS d FROM places
+    WHERE (name LIKE ? OR category_text LIKE ?) AND haversine_km(lat, lng, ?, ?) <= 5 ORDER BY d LIMIT 20`,
+);
+const baselineSamples = [];
+for (const q of qs.slice(0, Number(args["baseline-queries"]))) {
+  const like = `%${q.keywords.replace(/s$/, "")}%`;
+  const t = performance.now();
+  naive.all(q.center.lat, q.center.lng, like, like, q.center.lat, q.center.lng);
+  baselineSamples.push(performance.now() - t);
+}
+const baseline = summary(baselineSamples);
+
+// Time to first NDJSON line over HTTP (real socket, real auth and quota).
+const app = createApp(instance.services, { log: () => {} });
+const server = createServer(toNodeHandler(app.h3));
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const url = `http://127.0.0.1:${server.address().port}/api/v1/map-leads/search`;
+// Warm the server's own provider with the same searches (its match lists, statements).
+for (const q of qs.slice(0, 30)) await instance.services.placeProvider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+const ttfl = [];
+const complete = [];
+for (const q of qs.slice(0, 30)) {
+  const t = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/x-ndjson" },
+    body: JSON.stringify({ location: "bench", keywords: q.keywords, lat: q.center.lat, lng: q.center.lng }),
+  });
+  const reader = res.body.getReader();
+  let first = true;
+  for (;;) {
+    const { done } = await reader.read();
+    if (first) {
+      ttfl.push(performance.now() - t);
+      first = false;
+    }
+    if (done) break;
+  }
+  complete.push(performance.now() - t);
+}
+server.close();
+const http = summary(ttfl);
+const httpDone = summary(complete);
+instance.close();
+
+const f = (ms) => `${ms.toFixed(2)} ms`;
+console.log(`\nLead search, ${PLACES.toLocaleString("en")} synthetic places around ${TOWNS.length} towns, 5 km circle, one page of ≤ 20`);
+console.log(`(${QUERIES} queries over ${KEYWORDS.length} keywords; ${(leadsReturned / QUERIES).toFixed(1)} leads per page on average; plans chosen: ${JSON.stringify(plans)})\n`);
+console.log("| measurement | p50 | p95 | n |");
+console.log("|---|---|---|---|");
+console.log(`| local provider, warm (keyword searched before) | ${f(local.p50)} | ${f(local.p95)} | ${local.n} |`);
+console.log(`| local provider, cold (first search of each keyword) | ${f(coldStats.p50)} | ${f(coldStats.p95)} | ${coldStats.n} |`);
+console.log(`| uncached, FTS-first forced | ${f(ftsOnly.p50)} | ${f(ftsOnly.p95)} | ${ftsOnly.n} |`);
+console.log(`| uncached, box-first forced | ${f(boxOnly.p50)} | ${f(boxOnly.p95)} | ${boxOnly.n} |`);
+console.log(`| baseline: full scan, haversine + LIKE | ${f(baseline.p50)} | ${f(baseline.p95)} | ${baseline.n} |`);
+console.log(`| HTTP NDJSON, time to first line (warm) | ${f(http.p50)} | ${f(http.p95)} | ${http.n} |`);
+console.log(`| HTTP NDJSON, whole answer | ${f(httpDone.p50)} | ${f(httpDone.p95)} | ${httpDone.n} |`);
+console.log(`\nload average during the run: ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+console.log(`\nbaseline / local (p50): ${(baseline.p50 / local.p50).toFixed(0)}×   target p95 < 10 ms: ${local.p95 < 10 ? "met" : "NOT met"}`);

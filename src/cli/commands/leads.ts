@@ -1,0 +1,219 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import type { Command } from "commander";
+import ora, { type Ora } from "ora";
+import { EnrichmentApi } from "../../client/enrichment.js";
+import { LeadsApi } from "../../client/leads.js";
+import type { StreamLine } from "../../client/api-client.js";
+import { distanceKm } from "../../core/geo.js";
+import type { Lead, SearchInput, SearchResult } from "../../core/schemas/lead.js";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import type { CliIO } from "../io.js";
+import { leadsToCsv } from "../lead-output.js";
+import { printRows } from "../output.js";
+import { registerLeadsRetry } from "./leads-retry.js";
+import { example } from "./shared.js";
+
+interface SearchOptions {
+  location?: string;
+  keywords: string;
+  radius?: string;
+  lat?: string;
+  lng?: string;
+  placeId?: string;
+  pageToken?: string;
+  pages?: string;
+  all?: boolean;
+  json?: boolean;
+  ndjson?: boolean;
+  csv?: boolean;
+  out?: string;
+  complete?: boolean;
+}
+
+function number(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${flag} must be a number (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+function integer(flag: string, value: string | undefined, min: number): number | undefined {
+  const n = number(flag, value);
+  if (n !== undefined && (!Number.isInteger(n) || n < min)) throw new UsageError(`${flag} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+/** The request body from the flags; bounds are the server's to check (its 400 names the field). */
+export function searchInputFromFlags(options: SearchOptions): SearchInput {
+  const lat = number("--lat", options.lat);
+  const lng = number("--lng", options.lng);
+  if ((lat === undefined) !== (lng === undefined)) throw new UsageError("--lat and --lng go together: give both or neither");
+  const location = options.location ?? (lat !== undefined ? `${lat},${lng}` : undefined);
+  if (!location) throw new UsageError("missing --location (or --lat and --lng)");
+  return {
+    location,
+    keywords: options.keywords,
+    radiusKm: number("--radius", options.radius) ?? null,
+    lat: lat ?? null,
+    lng: lng ?? null,
+    locationPlaceId: options.placeId ?? null,
+    pageToken: options.pageToken ?? null,
+  };
+}
+
+/** Where data goes: stdout, or the `--out` file (written as it comes, so a long `--all --ndjson` is never held in memory). */
+class Sink {
+  private fd: number | undefined;
+  constructor(
+    private readonly io: CliIO,
+    file: string | undefined,
+  ) {
+    if (file) this.fd = openSync(file, "w", 0o644);
+  }
+  get toFile(): boolean {
+    return this.fd !== undefined;
+  }
+  write(text: string): void {
+    if (this.fd !== undefined) writeSync(this.fd, text);
+    else this.io.stdout.write(text);
+  }
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** ora on the CLI's stderr: a terminal-like adapter so the spinner never touches process streams directly. */
+function spinner(io: CliIO): Ora | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  const stream = {
+    isTTY: true,
+    columns: io.columns ?? 80,
+    write: (s: string) => (io.stderr.write(s), true),
+    cursorTo: (x: number) => (io.stderr.write(`\u001b[${x + 1}G`), true),
+    moveCursor: (_dx: number, dy: number) => (dy < 0 && io.stderr.write(`\u001b[${-dy}A`), true),
+    clearLine: () => (io.stderr.write("\u001b[2K"), true),
+    once: () => stream,
+    on: () => stream,
+    removeListener: () => stream,
+  };
+  return ora({ stream: stream as unknown as NodeJS.WritableStream, discardStdin: false, hideCursor: false, isEnabled: true, text: "searching…" }).start();
+}
+
+/** The `leads` command group; exported so `leads retry` can be attached (`registerLeadsRetry(leadsCommand, ctx)`). */
+export function registerLeads(program: Command, ctx: CommandContext): Command {
+  const leads = program.command("leads").description("search local businesses (leads) around a place");
+
+  const search = leads
+    .command("search")
+    .description("search businesses by keywords within a radius of a place (one page of ≤ 20, or more with --pages/--all)")
+    .requiredOption("--keywords <text>", "what to look for: names or categories (\"dentist\", \"italian restaurant\")")
+    .option("--location <text>", "city, postcode or \"city, country\" (\"9490 Vaduz\", \"Paris, FR\")")
+    .option("--radius <km>", "radius of the strict circle in km, 1..100 (default 5)")
+    .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
+    .option("--lng <deg>", "centre longitude (with --lat)")
+    .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
+    .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
+    .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
+    .option("--all", "fetch every page")
+    .option("--json", "print the final result as JSON (pages merged)")
+    .option("--ndjson", "print the raw NDJSON stream lines of every page")
+    .option("--csv", "print CSV: one row per lead, socials and sources as columns")
+    .option("--out <file>", "write the data to FILE instead of stdout")
+    .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
+    .action(async (options: SearchOptions) => {
+      const formats = [options.json, options.ndjson, options.csv].filter(Boolean).length;
+      if (formats > 1) throw new UsageError("choose one of --json, --ndjson and --csv");
+      if (options.complete && options.ndjson) throw new UsageError("--complete merges results: use it with --json, --csv or the table, not --ndjson");
+      const pages = options.all ? Number.POSITIVE_INFINITY : (integer("--pages", options.pages, 1) ?? 1);
+      const input = searchInputFromFlags(options);
+      const api = new LeadsApi(await ctx.client());
+      const sink = new Sink(ctx.io, options.out);
+      const spin = options.ndjson && !sink.toFile ? undefined : spinner(ctx.io);
+      const merged = new Map<string, Lead>();
+      const retryTokens: string[] = [];
+      let last: SearchResult | undefined;
+      try {
+        let pageToken = input.pageToken;
+        for (let page = 1; page <= pages; page++) {
+          let result: SearchResult | undefined;
+          for await (const { raw, result: final } of api.searchStream({ ...input, pageToken }, ctx.io.signal)) {
+            if (options.ndjson) sink.write(JSON.stringify(raw) + "\n");
+            const snapshot = leadsOf(raw);
+            if (spin) show(spin, `${merged.size + (final ? 0 : snapshot)} leads · page ${page}`);
+            if (final) result = final;
+          }
+          if (!result) break;
+          for (const lead of result.leads) merged.set(lead.placeId, lead);
+          if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
+          last = result;
+          if (spin) show(spin, `${merged.size} leads · page ${page}`);
+          if (!result.nextPageToken) break;
+          pageToken = result.nextPageToken;
+        }
+        if (options.complete) {
+          const retry = new EnrichmentApi(await ctx.client());
+          for (const token of retryTokens) {
+            if (spin) show(spin, `${merged.size} leads · finishing website enrichment`);
+            for (const lead of await retry.retry(token, { signal: ctx.io.signal })) merged.set(lead.placeId, lead);
+          }
+          if (last) last = { ...last, enrichmentRetryToken: null };
+        }
+      } finally {
+        spin?.stop();
+      }
+      try {
+        if (!last) return;
+        const all = [...merged.values()];
+        if (options.json) sink.write(JSON.stringify({ ...last, leads: all }, null, 2) + "\n");
+        else if (options.csv) sink.write(leadsToCsv(all, last.center));
+        else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
+      } finally {
+        sink.close();
+      }
+      if (!options.json && !options.ndjson) {
+        ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
+        if (last?.quota) ctx.info(quotaLine(last.quota));
+        if (options.out) ctx.info(`written to ${options.out}`);
+      }
+    });
+  example(
+    search,
+    "outreach leads search --location Vaduz --keywords dentist",
+    'outreach leads search --location "9490 Vaduz" --keywords restaurant --radius 10 --all --csv --out leads.csv',
+    "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",
+    "outreach leads search --location Schaan --keywords hairdresser --all --complete --csv --out leads.csv",
+  );
+  registerLeadsRetry(leads, ctx);
+  return leads;
+}
+
+/** Update the spinner's counts now, not at its next frame: a fast search would otherwise never show them. */
+function show(spin: Ora, text: string): void {
+  spin.text = text;
+  spin.render();
+}
+
+function leadsOf(raw: StreamLine): number {
+  if (raw.type === "error") return 0;
+  const data = raw.data as { leads?: unknown[] } | undefined;
+  return Array.isArray(data?.leads) ? data.leads.length : 0;
+}
+
+function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {
+  if (quota.limit === null) return `quota: ${quota.used} searches today, unlimited (${quota.plan} plan)`;
+  return `quota: ${quota.remaining} of ${quota.limit} searches left today (${quota.plan} plan, resets ${quota.resetAt})`;
+}
+
+function writeTable(ctx: CommandContext, sink: Sink, leads: Lead[], center: SearchResult["center"]): void {
+  const io: CliIO = sink.toFile ? { ...ctx.io, stdoutIsTTY: false, stdout: { write: (s: string) => sink.write(s) } } : ctx.io;
+  printRows(io, ctx.env, leads, [
+    { header: "NAME", value: (l) => l.name },
+    { header: "KM", value: (l) => distanceKm(center, l).toFixed(1) },
+    { header: "CATEGORY", value: (l) => l.categories[0] ?? "" },
+    { header: "PHONE", value: (l) => l.phone },
+    { header: "WEBSITE", value: (l) => l.website },
+    { header: "EMAIL", value: (l) => l.email },
+  ]);
+}

@@ -1,0 +1,61 @@
+import type { LatLng } from "../../core/geo.js";
+import type { Lead } from "../../core/schemas/lead.js";
+
+/** One page request to a place search provider. */
+export interface PlaceSearchRequest {
+  center: LatLng;
+  radiusKm: number;
+  /** The user's keywords as typed (each provider turns them into its own query). */
+  keywords: string;
+  /** The provider's own cursor from the previous page; null for the first page. */
+  cursor: string | null;
+  signal: AbortSignal;
+}
+
+export interface PlaceSearchPage {
+  /**
+   * Leads of this page (at most 20), in the provider's ranking. They may still include
+   * places outside the circle: the lead search applies the strict haversine filter and
+   * the 2.3 bounds itself, so a provider that can only restrict to a rectangle is fine.
+   */
+  leads: Lead[];
+  /** Opaque cursor for the next page, or null when there is none. */
+  nextCursor: string | null;
+}
+
+/** A place ID resolved to the point a search is centred on. */
+export interface ResolvedPlace {
+  center: LatLng;
+  name: string;
+}
+
+/**
+ * Where leads come from. The local places index implements it (`local.ts`); the shape is
+ * chosen so that the remote sources of field-notes.md §1 fit without changing the search:
+ *
+ * - Google Places Text Search: `keywords` → `textQuery`; the circle's bounding box →
+ *   `locationRestriction.rectangle` (Text Search takes no circle); `pageSize: 20`; the
+ *   cursor is Google's `nextPageToken` as is (every other parameter is re-sent identical,
+ *   which the lead search guarantees by binding its page token to the parameters). Google
+ *   stops at 60 results, so that provider returns `nextCursor: null` after page 3 (or
+ *   tiles a large circle and encodes tile index + token in its cursor). Pages may be
+ *   emptied by the haversine filter: rule 4 of 4.1 covers that. `resolvePlaceId` is
+ *   `GET /v1/places/{id}` with the mask `location,displayName`. Its HTTP errors
+ *   (`INVALID_ARGUMENT`, 429, 5xx) are thrown and become `provider_error` with a refund.
+ * - Overpass: one `around:R,LAT,LON` query per keyword over `nwr[name][shop|amenity|…]`
+ *   returns everything at once; the provider ranks and keeps the result for a few
+ *   minutes, and its cursor is simply the offset into that list. 429 (no free slot) and
+ *   timeouts are thrown as provider failures.
+ *
+ * Every call honours `signal`: when the client goes away, the work stops.
+ */
+export interface PlaceSearchProvider {
+  /** Short name for logs and docs ("local", "google", "overpass"). */
+  readonly name: string;
+  search(request: PlaceSearchRequest): Promise<PlaceSearchPage>;
+  /** The point of a provider place ID, or undefined when the provider does not know it. */
+  resolvePlaceId(placeId: string, signal: AbortSignal): Promise<ResolvedPlace | undefined>;
+}
+
+/** Pages hold at most 20 leads (decisions.md). */
+export const PAGE_SIZE = 20;

@@ -1,0 +1,209 @@
+import type { Clock } from "../core/clock.js";
+import type { Keyring } from "../core/crypto.js";
+import { AppError, isAppError, unauthorized } from "../core/errors.js";
+import { distanceKm, type LatLng } from "../core/geo.js";
+import { Lead, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
+import type { Geocoder } from "../providers/geocode/geocoder.js";
+import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
+import { countContacts } from "../store/contact-count.js";
+import type { Db } from "../store/db.js";
+import { TeamsRepo } from "../store/teams.js";
+import type { Principal } from "./auth.js";
+import type { LeadEnricher } from "./lead-enricher.js";
+import { PageTokens, type SearchParameters } from "./page-token.js";
+import type { PlanService } from "./plans.js";
+import type { QuotaService } from "./quota.js";
+
+/** 4.1 rule 2. */
+export const DEFAULT_RADIUS_KM = 5;
+
+/** What the search produces, in order: progress snapshots, then one complete result. */
+export type SearchEvent = { type: "progress"; data: Partial<SearchResult> & { leads: SearchResult["leads"] } } | { type: "complete"; data: SearchResult };
+
+export interface LeadSearchDeps {
+  db: Db;
+  clock: Clock;
+  keyring: Keyring;
+  plans: PlanService;
+  quota: QuotaService;
+  provider: PlaceSearchProvider;
+  geocoder: Geocoder;
+  enricher: LeadEnricher;
+  log?: (line: string) => void;
+}
+
+/**
+ * A search that passed every check that can fail before the answer starts (validation,
+ * page token, geocoding, contact limit, quota): what is left runs inside the response.
+ */
+export interface AcceptedSearch {
+  /** The search's events; stops (without refund) when `signal` aborts. */
+  run(signal: AbortSignal): AsyncGenerator<SearchEvent>;
+}
+
+function isAbort(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (err instanceof Error && err.name === "AbortError");
+}
+
+/**
+ * Endpoint 1 (service-api.md 4.1). The steps that may refuse the request all run in
+ * `accept()`, so their errors are ordinary HTTP errors; `run()` talks to the provider,
+ * then enrichment, and reports as it goes.
+ */
+export class LeadSearchService {
+  private readonly tokens: PageTokens;
+  private readonly teams: TeamsRepo;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly deps: LeadSearchDeps) {
+    this.tokens = new PageTokens(deps.keyring, deps.clock);
+    this.teams = new TeamsRepo(deps.db);
+    this.log = deps.log ?? ((line) => process.stderr.write(line + "\n"));
+  }
+
+  async accept(principal: Principal, input: SearchInput, signal: AbortSignal): Promise<AcceptedSearch> {
+    const team = this.teams.byId(principal.teamId);
+    if (!team) throw unauthorized("no active workspace");
+    const params: SearchParameters = {
+      location: input.location,
+      keywords: input.keywords,
+      lat: input.lat ?? null,
+      lng: input.lng ?? null,
+      locationPlaceId: input.locationPlaceId ?? null,
+      radiusKm: input.radiusKm ?? DEFAULT_RADIUS_KM,
+    };
+
+    // A following page: the token carries the centre and cursor; no geocoding, no quota (rule 5).
+    if (input.pageToken) {
+      const state = this.tokens.verify(input.pageToken, team.id, params);
+      this.assertContactRoom(team.id);
+      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null);
+    }
+
+    const { center } = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
+    this.assertContactRoom(team.id);
+    // Rules 5–6: a new search (a changed radius included) takes one unit, atomically.
+    const reservation = this.deps.quota.reserve(team.id);
+    return this.accepted(team.id, params, center, null, reservation.id, reservation.id);
+  }
+
+  /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
+  private assertContactRoom(teamId: string): void {
+    const team = this.teams.byId(teamId)!;
+    const { maxContacts, plan } = this.deps.plans.limitsFor(team);
+    if (maxContacts === null) return;
+    const count = countContacts(this.deps.db, teamId);
+    if (count >= maxContacts) {
+      throw new AppError(
+        "contact_limit_reached",
+        `the workspace holds ${count} contacts, the limit of the ${plan} plan (${maxContacts}); delete contacts or change plan before searching for more leads`,
+      );
+    }
+  }
+
+  private accepted(
+    teamId: string,
+    params: SearchParameters,
+    center: LatLng,
+    cursor: string | null,
+    searchId: string,
+    reservationId: string | null,
+  ): AcceptedSearch {
+    const deps = this.deps;
+    const tokens = this.tokens;
+    const log = this.log;
+    return {
+      async *run(signal) {
+        let page;
+        try {
+          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, signal });
+        } catch (err) {
+          // Rule 7: a cancelled search keeps its cost; a failing provider gives it back.
+          // The client is gone, so nobody reads this; an AppError is not logged as a fault.
+          if (isAbort(err, signal)) throw new AppError("internal_error", "the search was cancelled by the client", { cause: err });
+          if (reservationId) deps.quota.refund(reservationId);
+          if (!isAppError(err)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          throw new AppError("provider_error", `the lead provider failed (${deps.provider.name}); the search was not counted against the quota, try again`, {
+            body: { quota: deps.quota.current(teamId) },
+            cause: err,
+          });
+        }
+        // The strict circle and the 2.3 bounds hold whatever the provider did (rule 4:
+        // a page may end up empty and still have a next page).
+        const seen = new Set<string>();
+        const leads = page.leads
+          .filter((lead) => Lead.safeParse(lead).success)
+          .filter((lead) => distanceKm(center, lead) <= params.radiusKm)
+          .filter((lead) => !seen.has(lead.placeId) && seen.add(lead.placeId))
+          .slice(0, PAGE_SIZE);
+        const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
+        yield { type: "progress", data: { center, leads, nextPageToken } };
+
+        const enriched = yield* enrich(deps.enricher, teamId, leads, signal, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        signal.throwIfAborted();
+        yield {
+          type: "complete",
+          data: {
+            center,
+            leads: enriched.leads,
+            nextPageToken,
+            quota: deps.quota.current(teamId),
+            enrichmentRetryToken: enriched.retryToken,
+          },
+        };
+      },
+    };
+  }
+}
+
+/**
+ * Run enrichment and turn its `onProgress` callbacks into progress events as they come.
+ * An enrichment failure is not a provider failure: the leads go out as they are.
+ */
+async function* enrich(
+  enricher: LeadEnricher,
+  teamId: string,
+  leads: SearchResult["leads"],
+  signal: AbortSignal,
+  snapshot: (leads: SearchResult["leads"]) => SearchEvent["data"] & { leads: SearchResult["leads"] },
+  log: (line: string) => void,
+): AsyncGenerator<SearchEvent, { leads: SearchResult["leads"]; retryToken: string | null }> {
+  if (leads.length === 0) return { leads, retryToken: null };
+  const pending: SearchResult["leads"][] = [];
+  let wake: (() => void) | undefined;
+  let done = false;
+  let outcome: { leads: SearchResult["leads"]; retryToken: string | null } = { leads, retryToken: null };
+  const work = enricher
+    .enrichForSearch(teamId, leads, {
+      signal,
+      onProgress: (s) => {
+        pending.push(s);
+        wake?.();
+      },
+    })
+    .then(
+      (run) => {
+        outcome = run;
+      },
+      (err: unknown) => {
+        if (!signal.aborted) log(`enrichment failed, leads returned without it: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    )
+    .finally(() => {
+      done = true;
+      wake?.();
+    });
+  while (!done || pending.length) {
+    if (pending.length) {
+      yield { type: "progress", data: snapshot(pending.shift()!) };
+      continue;
+    }
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      if (done || pending.length) resolve();
+    });
+    wake = undefined;
+  }
+  await work;
+  return outcome;
+}
