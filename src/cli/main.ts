@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { processIO, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
+import { registerContacts } from "./commands/contacts.js";
 import { registerInit } from "./commands/init.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTeams } from "./commands/teams.js";
@@ -13,7 +14,7 @@ import { registerWhoami } from "./commands/whoami.js";
 export const VERSION = "0.1.0";
 
 /** Every command group; each file adds its `<noun> <verb>` commands. */
-const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerServe, registerAdmin];
+const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerContacts, registerServe, registerAdmin];
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")
