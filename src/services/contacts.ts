@@ -34,7 +34,9 @@ export function contactAad(teamId: string, contactId: string, field: string): st
  */
 export const SHORT_SEARCH_SCAN_CAP = 5000;
 /** Capped posting count used to order grams rarest first (cheap, and enough to rank). */
-const GRAM_RANK_CAP = 5000;
+const GRAM_RANK_CAP = 2000;
+/** A gram with fewer postings than this drives the intersection without ranking the rest. */
+const RARE_ENOUGH = 64;
 
 export interface ContactLimitState {
   count: number;
@@ -332,9 +334,7 @@ export class ContactService {
       if (!keyring.has(keyId)) throw new AppError("internal_error", `contacts are encrypted with key ${keyId}, which is not loaded`);
       const hashes = [...new Set(grams.map((g) => gramHash(keyring, filter.teamId, g, keyId)))];
       // Drive the intersection from the rarest gram: the others are index probes per candidate.
-      const ranked = hashes
-        .map((h) => ({ h, n: this.repo.gramFrequency(filter.teamId, h, GRAM_RANK_CAP) }))
-        .sort((a, b) => a.n - b.n);
+      const ranked = this.rankGrams(filter.teamId, hashes);
       if (ranked[0]!.n === 0) continue;
       const candidates = this.repo.candidates({ ...filter, grams: ranked.map((r) => r.h) }, keyId);
       // One gram that is the whole query: the index is the answer (64-bit grams, no confirming).
@@ -344,6 +344,23 @@ export class ContactService {
       }
     }
     return sortNewestFirst(out).map((c) => c.id);
+  }
+
+  /**
+   * Grams by capped posting count, rarest first. A long query has many grams: once one is
+   * rare enough to drive the intersection cheaply, the others are not counted.
+   */
+  private rankGrams(teamId: string, hashes: string[]): Array<{ h: string; n: number }> {
+    const ranked: Array<{ h: string; n: number }> = [];
+    for (const [i, h] of hashes.entries()) {
+      const n = this.repo.gramFrequency(teamId, h, GRAM_RANK_CAP);
+      ranked.push({ h, n });
+      if (n < RARE_ENOUGH) {
+        ranked.push(...hashes.slice(i + 1).map((rest) => ({ h: rest, n: GRAM_RANK_CAP })));
+        break;
+      }
+    }
+    return ranked.sort((a, b) => a.n - b.n);
   }
 
   /** Decrypt-and-scan: short queries on small workspaces, and the benchmark's baseline. */

@@ -168,6 +168,14 @@ export class ContactsRepo {
 
   /** One page, newest first; `created_at` then `id` makes the order total and stable. */
   page(filter: ContactFilter, limit: number, offset: number): ContactRow[] {
+    if (!filter.statuses?.length && !filter.tags?.length && !filter.grams?.length && !filter.ids) {
+      // Unfiltered: walk the covering (team_id, created_at, id) index for the ids, so a deep
+      // OFFSET skips index entries instead of reading every skipped row, then fetch the page.
+      const ids = (
+        this.stmt("SELECT id FROM contacts WHERE team_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?").all(filter.teamId, limit, offset) as Array<{ id: string }>
+      ).map((r) => r.id);
+      return ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [];
+    }
     const { sql, params } = whereOf(filter);
     return this
       .stmt(`SELECT c.* FROM contacts c WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`)
