@@ -35,8 +35,13 @@ export class KeyringSource {
   get(): Keyring {
     // A stat per call would cost more than the decryption it guards: look at most every 200 ms.
     const now = Date.now();
-    if (now - this.checkedAt < 200) return this.current;
-    this.checkedAt = now;
+    if (now - this.checkedAt >= 200) this.refresh();
+    return this.current;
+  }
+
+  /** Re-read the key file now if it changed since it was last read. */
+  refresh(): Keyring {
+    this.checkedAt = Date.now();
     const mtime = this.mtime();
     if (mtime !== undefined && mtime !== this.seenMtimeMs) {
       this.seenMtimeMs = mtime;

@@ -245,3 +245,40 @@ describe("key rotation", () => {
     expect(t.services.contacts.get(t.teamId, id).name).toBe("After");
   });
 });
+
+describe("key rotation from another process", () => {
+  it("a running server follows the key file: new writes use the new key, and reads work after the old key is retired", async () => {
+    const server = createTestInstance();
+    const c = server.services.contacts;
+    c.addMany(server.teamId, Array.from({ length: 40 }, (_, i) => ({ email: `s${i}@x.example`, name: `S ${i}` })));
+    // The admin command opens the same data directory in its own process.
+    const admin = openInstance({ dataDir: server.dataDir, env: {}, clock: server.clock });
+    try {
+      const newKey = addKeyToKeyFile(server.dataDir);
+      admin.services.keys.replace(loadKeyring(server.dataDir, {}));
+      expect(server.services.keys.refresh().currentId).toBe(newKey);
+      const written = c.add(server.teamId, { email: "during@x.example", name: "During" });
+      const result = await admin.services.keyRotation.reencryptAll(() => admin.services.keys.get(), {
+        batchSize: 10,
+        pause: async () => {
+          expect(c.list(server.teamId, query({ search: "s3" })).total).toBe(1 + 10);
+        },
+      });
+      expect(result.remaining).toBe(0);
+      retireOldKeys(server.dataDir);
+      expect(server.services.keys.refresh().keyIds).toEqual([newKey]);
+      expect(c.get(server.teamId, written.id).name).toBe("During");
+      expect(c.findByEmail(server.teamId, "s39@x.example")?.name).toBe("S 39");
+    } finally {
+      admin.close();
+    }
+  });
+
+  it("a keyring from OUTREACH_SECRET_KEY ignores the data directory's key file", () => {
+    const t = createTestInstance({ env: { OUTREACH_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") } });
+    const before = t.services.keys.get().currentId;
+    loadKeyring(t.dataDir, {});
+    addKeyToKeyFile(t.dataDir);
+    expect(t.services.keys.refresh().currentId).toBe(before);
+  });
+});
