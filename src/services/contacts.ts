@@ -4,6 +4,7 @@ import { KeyringError, type Keyring } from "../core/crypto.js";
 import { AppError, badRequest, conflict, notFound } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import {
+  CONTACT_LIMITS,
   ContactInput,
   type Contact,
   type ContactImportOutcome,
@@ -212,7 +213,11 @@ export class ContactService {
         return;
       }
       const input = parsed.data;
-      const tags = [...new Set([...(input.tags ?? []), ...extraTags])].slice(0, 50);
+      const tags = [...new Set([...(input.tags ?? []), ...extraTags])];
+      if (tags.length > CONTACT_LIMITS.tags) {
+        results[index] = { index, status: "invalid", error: `tags must have at most ${CONTACT_LIMITS.tags} items, with the import's tags added` };
+        return;
+      }
       // Keep the file's order in "newest first": later rows get later timestamps (1 ms apart).
       const at = new Date(base + index).toISOString();
       const id = newId("ct");
