@@ -309,9 +309,13 @@ export class ContactService {
     const offset = (query.page - 1) * query.limit;
     let total: number;
     let rows: ContactRow[];
+    let common: ReturnType<ContactService["commonTrigramPage"]>;
     if (query.search === undefined) {
       total = this.repo.countWhere(filter);
       rows = this.repo.page(filter, query.limit, offset);
+    } else if ((common = this.commonTrigramPage(filter, normaliseEmail(query.search), query))) {
+      total = common.total;
+      rows = common.rows;
     } else {
       const matched = this.matchingIds(filter, query.search);
       total = matched.length;
@@ -335,8 +339,7 @@ export class ContactService {
     const keyring = this.keyring;
     const out: Array<{ id: string; created_at: string }> = [];
     // Rows are indexed under the key they were written with: one pass per key id in use.
-    for (const keyId of this.repo.keyIds(filter.teamId)) {
-      if (!keyring.has(keyId)) throw new AppError("internal_error", `contacts are encrypted with key ${keyId}, which is not loaded`);
+    for (const keyId of this.keyIdsInUse(filter.teamId)) {
       const hashes = [...new Set(grams.map((g) => gramHash(keyring, filter.teamId, g, keyId)))];
       // Drive the intersection from the rarest gram: the others are index probes per candidate.
       const ranked = this.rankGrams(filter.teamId, hashes);
@@ -349,6 +352,31 @@ export class ContactService {
       }
     }
     return sortNewestFirst(out).map((c) => c.id);
+  }
+
+  /**
+   * The loaded keys the workspace's rows may be under: normally one, and then no query;
+   * during a rotation, those of the loaded keys that some row still uses. (A row under a
+   * key that is not loaded cannot be decrypted anyway; reading it says so.)
+   */
+  private keyIdsInUse(teamId: string): string[] {
+    const ids = this.keyring.keyIds;
+    return ids.length === 1 ? ids : ids.filter((id) => this.repo.usesKey(teamId, id));
+  }
+
+  /**
+   * A 3-character search whose trigram is common, with no other filter and one key: the
+   * index alone answers (the posting count is the total; the page walks the newest contacts
+   * probing the gram), without materialising tens of thousands of candidates.
+   */
+  private commonTrigramPage(filter: ContactFilter, needle: string, query: ContactListQuery): undefined | { total: number; rows: ContactRow[] } {
+    if ([...needle].length !== GRAM_SIZE || filter.statuses?.length || filter.tags?.length) return undefined;
+    const keyIds = this.keyIdsInUse(filter.teamId);
+    if (keyIds.length !== 1) return undefined;
+    const gram = gramHash(this.keyring, filter.teamId, needle, keyIds[0]);
+    if (this.repo.gramFrequency(filter.teamId, gram, GRAM_RANK_CAP) < GRAM_RANK_CAP) return undefined;
+    const total = this.repo.gramFrequency(filter.teamId, gram, Number.MAX_SAFE_INTEGER);
+    return { total, rows: this.repo.page({ ...filter, grams: [gram] }, query.limit, (query.page - 1) * query.limit) };
   }
 
   /**

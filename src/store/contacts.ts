@@ -154,9 +154,9 @@ export class ContactsRepo {
     return (this.stmt("SELECT COUNT(*) AS n FROM contacts WHERE team_id = ?").get(teamId) as { n: number }).n;
   }
 
-  /** Key ids in use by a workspace's rows (usually one; two during a rotation). */
-  keyIds(teamId: string): string[] {
-    return (this.stmt("SELECT DISTINCT key_id FROM contacts WHERE team_id = ?").all(teamId) as Array<{ key_id: string }>).map((r) => r.key_id);
+  /** Whether any of the workspace's contacts is under this key (index on key_id, then team). */
+  usesKey(teamId: string, keyId: string): boolean {
+    return this.stmt("SELECT 1 FROM contacts WHERE key_id = ? AND team_id = ? LIMIT 1").get(keyId, teamId) !== undefined;
   }
 
   countWhere(filter: ContactFilter & { keyId?: string }): number {

@@ -187,12 +187,18 @@ describe("contact list", () => {
     expect(names({ tags: ["nobody"] })).toEqual([]);
   });
 
-  it("refuses a short search in a workspace too large to scan", () => {
+  it("refuses a short search in a workspace too large to scan, and answers common trigrams from the index", () => {
     const t = createTestInstance();
     const items = Array.from({ length: 5001 }, (_, i) => ({ email: `u${i}@x.example`, name: "U" }));
     for (let i = 0; i < items.length; i += 500) t.services.contacts.addMany(t.teamId, items.slice(i, i + 500));
     expect(() => t.services.contacts.list(t.teamId, query({ search: "u1" }))).toThrow(/at least 3 characters/);
     expect(t.services.contacts.list(t.teamId, query({ search: "u12@" })).total).toBe(1);
+    // A trigram every contact has: answered from the index, same pages as the unfiltered list.
+    const common = t.services.contacts.list(t.teamId, query({ search: "@X.", page: 3 }));
+    const plain = t.services.contacts.list(t.teamId, query({ page: 3 }));
+    expect(common.total).toBe(5001);
+    expect(common.contacts.map((c) => c.id)).toEqual(plain.contacts.map((c) => c.id));
+    expect(t.services.contacts.list(t.teamId, query({ search: "u49" })).total).toBe(111);
   });
 });
 
