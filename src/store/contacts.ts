@@ -193,7 +193,8 @@ export class ContactsRepo {
     const { sql, params } = whereOf({ ...filter, grams: rest });
     return this
       .stmt(
-        `SELECT c.id, c.email_ct, c.created_at FROM contact_email_grams g0 JOIN contacts c ON c.id = g0.contact_id
+        // CROSS JOIN pins the order: drive from the gram's postings, never from the workspace's contacts.
+        `SELECT c.id, c.email_ct, c.created_at FROM contact_email_grams g0 CROSS JOIN contacts c ON c.id = g0.contact_id
          WHERE g0.team_id = ? AND g0.gram = ? AND c.key_id = ? AND ${sql}`,
       )
       .all(filter.teamId, first, keyId, ...params) as Array<{ id: string; email_ct: string; created_at: string }>;
