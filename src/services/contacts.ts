@@ -34,6 +34,8 @@ export function contactAad(teamId: string, contactId: string, field: string): st
  * 400 asking for a longer search.
  */
 export const SHORT_SEARCH_SCAN_CAP = 5000;
+/** Normalised emails kept in memory to confirm search candidates (≈ 25 MB at most). */
+const EMAIL_CACHE_ENTRIES = 200_000;
 /** Capped posting count used to order grams rarest first (cheap, and enough to rank). */
 const GRAM_RANK_CAP = 2000;
 /** A gram with fewer postings than this drives the intersection without ranking the rest. */
@@ -62,6 +64,7 @@ interface Plain {
 export class ContactService {
   readonly repo: ContactsRepo;
   private readonly teams: TeamsRepo;
+  private readonly emailCache = new Map<string, { ct: string; email: string }>();
 
   constructor(
     private readonly db: Db,
@@ -156,6 +159,29 @@ export class ContactService {
 
   private decryptEmail(row: { id: string; email_ct: string }, teamId: string): string {
     return this.keyring.decrypt(row.email_ct, contactAad(teamId, row.id, "email"));
+  }
+
+  /**
+   * The normalised email of a search candidate. Confirming candidates is the search's cost
+   * (one AES-GCM decryption each), so the process keeps recent ones in memory, keyed by
+   * contact id and checked against the ciphertext it came from: an update or a rotation
+   * changes the ciphertext and so invalidates the entry. Memory only, never written; the
+   * process holds the key anyway (docs/security.md).
+   */
+  private candidateEmail(row: { id: string; email_ct: string }, teamId: string): string {
+    const cached = this.emailCache.get(row.id);
+    if (cached && cached.ct === row.email_ct) return cached.email;
+    const email = normaliseEmail(this.decryptEmail(row, teamId));
+    if (this.emailCache.size >= EMAIL_CACHE_ENTRIES) {
+      // Drop the oldest eighth at once rather than one per insert.
+      let drop = EMAIL_CACHE_ENTRIES >> 3;
+      for (const key of this.emailCache.keys()) {
+        this.emailCache.delete(key);
+        if (--drop === 0) break;
+      }
+    }
+    this.emailCache.set(row.id, { ct: row.email_ct, email });
+    return email;
   }
 
   /** Blind indexes of an email under every loaded key (one, or two during a rotation). */
@@ -348,7 +374,7 @@ export class ContactService {
       // One gram that is the whole query: the index is the answer (64-bit grams, no confirming).
       const exact = grams.length === 1 && [...needle].length === GRAM_SIZE;
       for (const c of candidates) {
-        if (exact || normaliseEmail(this.decryptEmail(c, filter.teamId)).includes(needle)) out.push(c);
+        if (exact || this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
       }
     }
     return sortNewestFirst(out).map((c) => c.id);

@@ -172,6 +172,10 @@ describe("contact list", () => {
     // Trigrams all present but not as one substring: confirmed away by decryption.
     expect(emails({ search: "schmidta" })).toEqual([]);
     expect(c.list(t.teamId, query({ search: "schmidt", limit: 1, page: 2 }))).toMatchObject({ total: 2, totalPages: 2, contacts: [{ id: ids[0] }] });
+    // An update is seen by the next search (no stale confirmation of the old email).
+    c.update(t.teamId, ids[0]!, { email: "anna.meier@alpha.example" });
+    expect(emails({ search: "schmidt" })).toEqual(["Carla.Schmidt@Gamma.example"]);
+    expect(emails({ search: "a.meier" })).toEqual(["anna.meier@alpha.example"]);
   });
 
   it("filters by any of several tags, by status, and by all filters combined", () => {
