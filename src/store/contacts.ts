@@ -39,7 +39,8 @@ function placeholders(n: number): string {
 
 /** The WHERE clause of a filter on `c` (contacts). Values are bound, never interpolated. */
 function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
-  const clauses = ["c.team_id = ?"];
+  // `+c.team_id` when driven from an id list: a check on each row, not an index to scan.
+  const clauses = [filter.ids ? "+c.team_id = ?" : "c.team_id = ?"];
   const params: unknown[] = [filter.teamId];
   if (filter.statuses?.length) {
     clauses.push(`c.status IN (${placeholders(filter.statuses.length)})`);
@@ -56,11 +57,16 @@ function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
       params.push(gram);
     }
   }
-  if (filter.ids) {
-    clauses.push(`c.id IN (SELECT value FROM json_each(?))`);
-    params.push(JSON.stringify(filter.ids));
-  }
   return { sql: clauses.join(" AND "), params };
+}
+
+/**
+ * The FROM clause: with `ids`, drive from the id list (CROSS JOIN pins that order; left
+ * to itself the planner may scan a whole workspace's index and test each row against the list).
+ */
+function fromOf(filter: ContactFilter): { sql: string; params: unknown[] } {
+  if (!filter.ids) return { sql: "contacts c", params: [] };
+  return { sql: "json_each(?) j CROSS JOIN contacts c ON c.id = j.value", params: [JSON.stringify(filter.ids)] };
 }
 
 export class ContactsRepo {
@@ -177,27 +183,41 @@ export class ContactsRepo {
       return ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [];
     }
     const { sql, params } = whereOf(filter);
+    const from = fromOf(filter);
     return this
-      .stmt(`SELECT c.* FROM contacts c WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as ContactRow[];
+      .stmt(`SELECT c.* FROM ${from.sql} WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`)
+      .all(...from.params, ...params, limit, offset) as ContactRow[];
   }
 
   /**
-   * Candidates for a substring search: id, key id and email ciphertext of the contacts
-   * (of one key id) that have every gram and pass the other filters, newest first.
-   * The driving gram is the first: callers put the rarest first.
+   * Candidates for a substring search: id, email ciphertext and creation time of the
+   * contacts (of one key id) that have every gram and pass the other filters. Each gram's
+   * posting list is read as one range of the (team_id, gram, contact_id) key, sorted by
+   * contact id, and the lists are intersected here from the rarest (callers order them):
+   * sequential reads instead of a random index probe per candidate and gram. Only the
+   * intersection's rows are then read from the contacts table.
    */
   candidates(filter: ContactFilter, keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
-    const grams = filter.grams ?? [];
-    const [first, ...rest] = grams;
-    const { sql, params } = whereOf({ ...filter, grams: rest });
-    return this
-      .stmt(
-        // CROSS JOIN pins the order: drive from the gram's postings, never from the workspace's contacts.
-        `SELECT c.id, c.email_ct, c.created_at FROM contact_email_grams g0 CROSS JOIN contacts c ON c.id = g0.contact_id
-         WHERE g0.team_id = ? AND g0.gram = ? AND c.key_id = ? AND ${sql}`,
-      )
-      .all(filter.teamId, first, keyId, ...params) as Array<{ id: string; email_ct: string; created_at: string }>;
+    const postings = this.stmt("SELECT contact_id FROM contact_email_grams WHERE team_id = ? AND gram = ?").pluck();
+    let ids: string[] | undefined;
+    for (const gram of filter.grams ?? []) {
+      const list = postings.all(filter.teamId, gram) as string[];
+      if (ids === undefined) ids = list;
+      else {
+        const keep = new Set(list);
+        ids = ids.filter((id) => keep.has(id));
+      }
+      if (ids.length === 0) return [];
+    }
+    if (!ids) return [];
+    const { sql, params } = whereOf({ ...filter, grams: [], ids });
+    const from = fromOf({ ...filter, ids });
+    // `+c.key_id`: a filter on the looked-up row, never an index to search by.
+    return this.stmt(`SELECT c.id, c.email_ct, c.created_at FROM ${from.sql} WHERE ${sql} AND +c.key_id = ?`).all(...from.params, ...params, keyId) as Array<{
+      id: string;
+      email_ct: string;
+      created_at: string;
+    }>;
   }
 
   /** How many contacts carry a blind gram: to drive the intersection from the rarest. */
