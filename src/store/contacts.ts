@@ -33,6 +33,9 @@ export interface ContactWrite {
   tags: readonly string[];
 }
 
+/** Below this many candidates, the remaining grams are not intersected (see `candidates`). */
+const CONFIRM_DIRECTLY = 256;
+
 function placeholders(n: number): string {
   return Array.from({ length: n }, () => "?").join(", ");
 }
@@ -191,7 +194,8 @@ export class ContactsRepo {
 
   /**
    * Candidates for a substring search: id, email ciphertext and creation time of the
-   * contacts (of one key id) that have every gram and pass the other filters. Each gram's
+   * contacts (of one key id) that have the grams and pass the other filters (a superset:
+   * callers confirm each by decrypting). Each gram's
    * posting list is read as one range of the (team_id, gram, contact_id) key, sorted by
    * contact id, and the lists are intersected here from the rarest (callers order them):
    * sequential reads instead of a random index probe per candidate and gram. Only the
@@ -201,6 +205,9 @@ export class ContactsRepo {
     const postings = this.stmt("SELECT contact_id FROM contact_email_grams WHERE team_id = ? AND gram = ?").pluck();
     let ids: string[] | undefined;
     for (const gram of filter.grams ?? []) {
+      // Few candidates left: confirming them (by decryption) is cheaper than reading the
+      // commoner grams' long posting lists, and confirmation decides anyway.
+      if (ids !== undefined && ids.length <= CONFIRM_DIRECTLY) break;
       const list = postings.all(filter.teamId, gram) as string[];
       if (ids === undefined) ids = list;
       else {
