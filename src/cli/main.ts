@@ -8,6 +8,7 @@ import { registerAuth } from "./commands/auth.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
 import { registerCampaigns } from "./commands/campaigns.js";
+import { registerContacts } from "./commands/contacts.js";
 import { registerInit } from "./commands/init.js";
 import { registerKeys } from "./commands/keys.js";
 import { registerPlaces } from "./commands/places.js";
@@ -19,7 +20,21 @@ import { registerWhoami } from "./commands/whoami.js";
 export const VERSION = "0.1.0";
 
 /** Every command group; each file adds its `<noun> <verb>` commands. */
-const COMMAND_GROUPS = [registerInit, registerAuth, registerWhoami, registerTeams, registerLeads, registerPlaces, registerServe, registerAdmin, registerDomains, registerCampaigns, registerKeys, registerBrand];
+const COMMAND_GROUPS = [
+  registerInit,
+  registerAuth,
+  registerWhoami,
+  registerTeams,
+  registerLeads,
+  registerPlaces,
+  registerContacts,
+  registerCampaigns,
+  registerDomains,
+  registerKeys,
+  registerBrand,
+  registerServe,
+  registerAdmin,
+];
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")

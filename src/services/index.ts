@@ -4,6 +4,11 @@ import type { Db } from "../store/db.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
+import { ContactService } from "./contacts.js";
+import { contactsColumnSet } from "./contacts-encryption.js";
+import { sendingDomainsColumnSet } from "./sending-domains.js";
+import { KeyRotationService } from "./key-rotation.js";
+import { KeyringSource } from "./keyring-source.js";
 import type { ServerConfig } from "./config.js";
 import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
@@ -50,6 +55,11 @@ export interface Services {
   /** Website enrichment of search results (pass-through until the enricher is wired). */
   leadEnricher: LeadEnricher;
   leadSearch: LeadSearchService;
+  /** The keyring, following the key file while a rotation in another process runs. */
+  keys: KeyringSource;
+  contacts: ContactService;
+  /** Registry of encrypted columns and the re-encryption of `outreach admin keys rotate`. */
+  keyRotation: KeyRotationService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -58,7 +68,12 @@ export function createServices(deps: ServiceDeps): Services {
   const auth = new AuthService(deps.db, deps.clock);
   const teams = new TeamService(deps.db);
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
-  const sendingDomains = new SendingDomainService(deps, plans);
+  const keys = new KeyringSource(deps.keyring, deps.dataDir);
+  const contacts = new ContactService(deps.db, deps.clock, keys, plans);
+  const keyRotation = new KeyRotationService(deps.db);
+  keyRotation.register(contactsColumnSet(deps.db));
+  keyRotation.register(sendingDomainsColumnSet());
+  const sendingDomains = new SendingDomainService(deps, plans, keys);
   const campaigns = new CampaignService(deps.db, deps.clock);
   const teamApiKeys = new TeamApiKeyService(deps.db, deps.clock);
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
@@ -87,6 +102,9 @@ export function createServices(deps: ServiceDeps): Services {
     auth,
     teams,
     rateLimiter,
+    keys,
+    contacts,
+    keyRotation,
     sendingDomains,
     campaigns,
     teamApiKeys,

@@ -5,7 +5,7 @@ import { distanceKm, type LatLng } from "../core/geo.js";
 import { Lead, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
 import type { Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
-import { countContacts } from "../store/contact-count.js";
+import { ContactsRepo } from "../store/contacts.js";
 import type { Db } from "../store/db.js";
 import { TeamsRepo } from "../store/teams.js";
 import type { Principal } from "./auth.js";
@@ -92,7 +92,7 @@ export class LeadSearchService {
     const team = this.teams.byId(teamId)!;
     const { maxContacts, plan } = this.deps.plans.limitsFor(team);
     if (maxContacts === null) return;
-    const count = countContacts(this.deps.db, teamId);
+    const count = new ContactsRepo(this.deps.db).count(teamId);
     if (count >= maxContacts) {
       throw new AppError(
         "contact_limit_reached",

@@ -5,7 +5,8 @@ import { AppError, badRequest, conflict, forbidden, notFound } from "../core/err
 import { newId, randomBase62 } from "../core/ids.js";
 import type { AddSendingDomainBody, DmarcStatus, DnsRecord, SendingDomain, SendingDomainList } from "../core/schemas/sending-domain.js";
 import { NodeDnsLookup, type DnsLookup } from "../providers/dns/resolver.js";
-import { dkimKeyAad, isUniqueViolation, SendingDomainsRepo, type SendingDomainRow } from "../store/sending-domains.js";
+import type { Keyring } from "../core/crypto.js";
+import { dkimKeyAad, isUniqueViolation, SENDING_DOMAIN_ENCRYPTED_COLUMNS, SendingDomainsRepo, type SendingDomainRow } from "../store/sending-domains.js";
 import { TeamsRepo, type TeamRow } from "../store/teams.js";
 import type { Principal } from "./auth.js";
 import { generateDkimKey } from "./dkim-keys.js";
@@ -22,6 +23,7 @@ import {
   type RecordOutcome,
 } from "./domain-records.js";
 import type { ServiceDeps } from "./index.js";
+import type { EncryptedColumnSet } from "./key-rotation.js";
 import type { PlanService } from "./plans.js";
 
 /** What the mail sender needs to sign for a domain. */
@@ -45,6 +47,8 @@ export class SendingDomainService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly plans: PlanService,
+    /** The keyring as it is now: a rotation run by another process re-encrypts DKIM keys under a new key. */
+    private readonly keys: { get(): Keyring } = { get: () => deps.keyring },
     private readonly lookup: DnsLookup = new NodeDnsLookup({
       servers: deps.config.dnsServers,
       timeoutMs: deps.config.dnsTimeoutMs,
@@ -81,6 +85,7 @@ export class SendingDomainService {
       spfInclude: this.deps.config.spfInclude,
     });
     const stamp = now.toISOString();
+    const keyring = this.keys.get();
     const row: SendingDomainRow = {
       id,
       team_id: team.id,
@@ -91,8 +96,8 @@ export class SendingDomainService {
       ownership_token: ownershipToken,
       ownership_verified_at: null,
       dkim_selector: dkimSelector,
-      dkim_private_key_ct: this.deps.keyring.encrypt(key.privateKeyPem, dkimKeyAad({ team_id: team.id, id })),
-      key_id: this.deps.keyring.currentId,
+      dkim_private_key_ct: keyring.encrypt(key.privateKeyPem, dkimKeyAad({ team_id: team.id, id })),
+      key_id: keyring.currentId,
       dns_records: JSON.stringify(records),
       dmarc_status: null,
       last_checked_at: null,
@@ -194,7 +199,7 @@ export class SendingDomainService {
     return {
       domain: row.domain,
       selector: row.dkim_selector,
-      privateKeyPem: this.deps.keyring.decrypt(row.dkim_private_key_ct, dkimKeyAad(row)),
+      privateKeyPem: this.keys.get().decrypt(row.dkim_private_key_ct, dkimKeyAad(row)),
     };
   }
 
@@ -280,5 +285,19 @@ export function toSendingDomain(row: SendingDomainRow): SendingDomain {
     lastCheckedAt: row.last_checked_at,
     lastError: row.last_error,
     createdAt: row.created_at,
+  };
+}
+
+/** DKIM private keys for `outreach admin keys rotate`: re-encrypted under the new key like contacts. */
+export function sendingDomainsColumnSet(): EncryptedColumnSet {
+  const shape = SENDING_DOMAIN_ENCRYPTED_COLUMNS;
+  return {
+    name: "sending domain DKIM keys",
+    table: shape.table,
+    idColumn: shape.idColumn,
+    keyIdColumn: shape.keyIdColumn,
+    columns: [...shape.columns],
+    contextColumns: ["team_id"],
+    aad: (row, column) => shape.aad({ team_id: row.team_id!, id: row.id! }, column),
   };
 }

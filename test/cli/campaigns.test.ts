@@ -57,7 +57,7 @@ describe("outreach campaigns", () => {
     const cli = await localCli();
     const { campaign } = JSON.parse((await cli.run(["campaigns", "create", "--name", "Drip", "--subject", "Hi", "--json"])).stdout);
     await cli.run(["campaigns", "activate", campaign.id]);
-    const contactId = addLocalContact(cli.dataDir, cli.teamId);
+    const contactId = addLocalContact(cli.dataDir, cli.teamId, cli.env);
 
     const noKey = await cli.run(["campaigns", "trigger", campaign.id, "--contact", contactId]);
     expect(noKey.code).toBe(2);
@@ -86,7 +86,7 @@ describe("outreach campaigns", () => {
     const owner = instance.services.auth.authenticate(`Bearer ${instance.token}`);
     const campaign = instance.services.campaigns.create(owner, { name: "Drip", type: "lifetime", subject: "Hi" });
     instance.services.campaigns.changeLifecycle(owner, campaign.id, { status: "active" });
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const { key } = instance.services.teamApiKeys.create(owner, { name: "ci", scopes: ["campaigns:trigger"] });
     const res = await runCli(["campaigns", "trigger", campaign.id, "--contact", contactId, "--json"], {
       env: { OUTREACH_BASE_URL: server.url, OUTREACH_API_KEY: key },

@@ -1,17 +1,16 @@
-import { newId } from "../../src/core/ids.js";
-import type { Db } from "../../src/store/db.js";
+import type { Services } from "../../src/services/index.js";
+
+let counter = 0;
 
 /**
- * A minimal contact row through SQL, for features that only need a contact to exist.
- * The contacts service is built in parallel; the lead switches this to it at merge.
- * Encrypted columns hold placeholder strings (nothing here decrypts them).
+ * A real contact (encrypted, blind-indexed) through the contacts service, for features
+ * that only need one to exist: campaign triggers and executions.
  */
-export function insertContact(db: Db, teamId: string, options: { status?: "active" | "unsubscribed" } = {}): string {
-  const id = newId("ct");
-  const now = "2026-11-22T09:00:00.000Z";
-  db.prepare(
-    `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, status, key_id, created_at, updated_at)
-     VALUES (?, ?, 'placeholder-ciphertext', ?, 'placeholder-ciphertext', ?, 'k1', ?, ?)`,
-  ).run(id, teamId, `bidx-${id}`, options.status ?? "active", now, now);
-  return id;
+export function insertContact(services: Services, teamId: string, options: { status?: "active" | "unsubscribed" } = {}): string {
+  counter += 1;
+  return services.contacts.add(teamId, {
+    email: `contact${counter}-${Date.now()}@example.org`,
+    name: `Contact ${counter}`,
+    status: options.status ?? "active",
+  }).id;
 }

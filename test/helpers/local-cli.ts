@@ -1,5 +1,4 @@
-import { openDatabase } from "../../src/store/db.js";
-import { databasePath } from "../../src/services/instance.js";
+import { openInstance } from "../../src/services/instance.js";
 import { cliEnv, runCli, type CliResult } from "./cli.js";
 import { insertContact } from "./contacts.js";
 import { tempDir } from "./data-dir.js";
@@ -16,12 +15,12 @@ export async function localCli(): Promise<{ env: NodeJS.ProcessEnv; dataDir: str
   return { env, dataDir, teamId: (JSON.parse(whoami.stdout) as { activeTeam: { id: string } }).activeTeam.id, run };
 }
 
-/** A contact row in a local data directory (through a second connection, as another process would). */
-export function addLocalContact(dataDir: string, teamId: string): string {
-  const db = openDatabase(databasePath(dataDir));
+/** A contact in a local data directory, added by a second opener as another process would. */
+export function addLocalContact(dataDir: string, teamId: string, env: NodeJS.ProcessEnv): string {
+  const instance = openInstance({ dataDir, env });
   try {
-    return insertContact(db, teamId);
+    return insertContact(instance.services, teamId);
   } finally {
-    db.close();
+    instance.close();
   }
 }

@@ -188,7 +188,7 @@ describe("lifetime triggers", () => {
   it("queues an execution for an active campaign with a campaigns:trigger key, once", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const { key } = await createKey(server, instance.token);
     const first = await trigger(server, key, id, contactId);
     expect(first.status).toBe(200);
@@ -214,7 +214,7 @@ describe("lifetime triggers", () => {
   it("cancels queued executions on pause and re-queues the same row when triggered after resuming", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const { key } = await createKey(server, instance.token);
     const queued = (await (await trigger(server, key, id, contactId)).json()).execution;
     await lifecycle(server, instance.token, id, { status: "paused" });
@@ -230,7 +230,7 @@ describe("lifetime triggers", () => {
 
   it("refuses draft, paused and archived campaigns with 409 naming the status", async () => {
     const { server, instance } = await setup();
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const { key } = await createKey(server, instance.token);
     for (const status of ["draft", "paused", "archived"]) {
       const campaign = await createCampaign(server, instance.token);
@@ -249,7 +249,7 @@ describe("lifetime triggers", () => {
   it("refuses a personal access token with 403", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const res = await trigger(server, instance.token, id, contactId);
     expect(res.status).toBe(403);
     expect((await res.json()).error).toBe("this endpoint needs a team API key, not a personal access token");
@@ -258,7 +258,7 @@ describe("lifetime triggers", () => {
   it("refuses a key without the campaigns:trigger scope with 403", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const { apiKey, key } = await createKey(server, instance.token);
     // A key whose scopes do not include the trigger (as one created for another purpose would).
     instance.services.deps.db.prepare(`UPDATE team_api_keys SET scopes = '["contacts:read"]' WHERE id = ?`).run(apiKey.id);
@@ -270,13 +270,13 @@ describe("lifetime triggers", () => {
   it("answers 404 to a key of another workspace, and for another workspace's contact", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     const other = otherWorkspace(instance);
     const { key: foreignKey } = await createKey(server, other.token);
     const res = await trigger(server, foreignKey, id, contactId);
     expect(res.status).toBe(404);
     expect((await res.json()).error).toBe(`campaign ${id} not found`);
-    const foreignContact = insertContact(instance.services.deps.db, other.teamId);
+    const foreignContact = insertContact(instance.services, other.teamId);
     const { key } = await createKey(server, instance.token);
     const res2 = await trigger(server, key, id, foreignContact);
     expect(res2.status).toBe(404);
@@ -286,7 +286,7 @@ describe("lifetime triggers", () => {
   it("refuses an unsubscribed contact with 409 and queues nothing", async () => {
     const { server, instance } = await setup();
     const id = await activeCampaign(server, instance.token);
-    const contactId = insertContact(instance.services.deps.db, instance.teamId, { status: "unsubscribed" });
+    const contactId = insertContact(instance.services, instance.teamId, { status: "unsubscribed" });
     const { key } = await createKey(server, instance.token);
     const res = await trigger(server, key, id, contactId);
     expect(res.status).toBe(409);

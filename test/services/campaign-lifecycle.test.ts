@@ -40,7 +40,7 @@ function seedExecutions(instance: TestInstance, campaignId: string): Record<stri
   const db = instance.services.deps.db;
   const byStatus: Record<string, string> = {};
   for (const status of ["pending", "queued", "sent", "failed", "cancelled"]) {
-    const contactId = insertContact(db, instance.teamId);
+    const contactId = insertContact(instance.services, instance.teamId);
     db.prepare(
       `INSERT INTO campaign_executions (id, campaign_id, team_id, contact_id, step, status, created_at, updated_at)
        VALUES (?, ?, ?, ?, 0, ?, '2026-11-22T09:00:00.000Z', '2026-11-22T09:00:00.000Z')`,

@@ -3,8 +3,11 @@ import { resolve } from "node:path";
 import { Role } from "../../core/schemas/team.js";
 import { toUser, toWorkspace } from "../../services/identity.js";
 import { backupDatabase } from "../../store/db.js";
+import { addKeyToKeyFile, KEY_FILE_NAME, loadKeyring, retireOldKeys } from "../../core/crypto.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { CommandContext } from "../context.js";
-import { UsageError } from "../exit-codes.js";
+import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { printJson, printRows } from "../output.js";
 import { example, limitValue, withJson } from "./shared.js";
 
@@ -143,4 +146,56 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
       ctx.info(`Backed up ${instance.dataDir} to ${destination}. Keep the key file (${instance.dataDir}/secret.key) or OUTREACH_SECRET_KEY too: without it encrypted fields cannot be read.`);
     });
   example(backup, "outreach admin backup /backups/outreach-$(date +%F).db");
+
+  const keys = admin.command("keys").description("the data directory's encryption keys");
+  const rotate = keys
+    .command("rotate")
+    .description("re-encrypt every encrypted field under a new key, in batches, while a server may keep serving")
+    .option("--batch-size <n>", "rows per transaction", "200")
+    .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)")
+    .action(async (options: { batchSize: string; keepOld?: boolean }) => {
+      const batchSize = Number(options.batchSize);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError("--batch-size must be a whole number from 1 to 10000");
+      const instance = ctx.openInstance();
+      const services = instance.services;
+      const fromEnv = Boolean(ctx.env.OUTREACH_SECRET_KEY);
+      if (fromEnv) {
+        // The operator rotates: new key in OUTREACH_SECRET_KEY, old in OUTREACH_SECRET_KEY_PREVIOUS.
+        ctx.info(`Re-encrypting under OUTREACH_SECRET_KEY (key ${services.keys.get().currentId}); OUTREACH_SECRET_KEY_PREVIOUS must hold the old key.`);
+      } else {
+        const file = join(instance.dataDir, KEY_FILE_NAME);
+        if (!existsSync(file)) throw new UsageError(`no key file at ${file}`);
+        const loaded = loadKeyring(instance.dataDir, {});
+        // A rotation that was interrupted left several keys: finish it under its new key.
+        if (loaded.keyIds.length > 1) ctx.info(`Resuming the rotation to key ${loaded.currentId}.`);
+        else ctx.info(`Added key ${addKeyToKeyFile(instance.dataDir, services.deps.clock.now())}; a running server picks it up for new writes.`);
+        services.keys.replace(loadKeyring(instance.dataDir, {}));
+      }
+      const before = services.keyRotation.pendingCounts(services.keys.get().currentId);
+      const total = Object.values(before).reduce((a, b) => a + b, 0);
+      ctx.info(`${total} row${total === 1 ? "" : "s"} to re-encrypt (${Object.entries(before).map(([k, v]) => `${k}: ${v}`).join(", ")}).`);
+      let lastReport = 0;
+      const result = await services.keyRotation.reencryptAll(() => services.keys.get(), {
+        batchSize,
+        onProgress: (p) => {
+          if (p.remaining === 0 || p.done - lastReport >= 10_000) {
+            lastReport = p.done;
+            ctx.info(`${p.set}: ${p.done} re-encrypted, ${p.remaining} left`);
+          }
+        },
+      });
+      if (result.remaining > 0) {
+        throw new CliError(`${result.remaining} rows are still under an old key; the old key was kept. Run the command again.`, EXIT.error);
+      }
+      if (fromEnv) {
+        ctx.info(`Done: every row is under key ${result.keyId}. Remove OUTREACH_SECRET_KEY_PREVIOUS from the environment.`);
+      } else if (options.keepOld) {
+        ctx.info(`Done: every row is under key ${result.keyId}; the old key was kept (--keep-old).`);
+      } else {
+        const retired = retireOldKeys(instance.dataDir);
+        ctx.info(`Done: every row is under key ${result.keyId}; retired ${retired.join(", ") || "nothing"}. Back up the key file now: older backups need the old key.`);
+      }
+      ctx.io.stdout.write(result.keyId + "\n");
+    });
+  example(rotate, "outreach admin keys rotate", "OUTREACH_SECRET_KEY=$NEW OUTREACH_SECRET_KEY_PREVIOUS=$OLD outreach admin keys rotate");
 }

@@ -1,0 +1,297 @@
+import { confirm } from "@inquirer/prompts";
+import type { Command } from "commander";
+import { readFile } from "node:fs/promises";
+import { stringify } from "csv-stringify/sync";
+import { describeZodError } from "../../core/validation.js";
+import { ContactInput, ContactStatus, CONTACT_LIMITS, type Contact, type ContactImportOutcome } from "../../core/schemas/contact.js";
+import { ContactsApi, type ContactListParams } from "../../client/contacts.js";
+import { parseImport, ImportFormatError, type ImportRecord } from "../contact-import.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT, UsageError } from "../exit-codes.js";
+import { readAll } from "../io.js";
+import { printJson, printRecord, printRows } from "../output.js";
+import { example, withJson } from "./shared.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > max) throw new UsageError(`${flag} must be a whole number from 1 to ${max} (got ${JSON.stringify(value)})`);
+  return n;
+}
+
+function statuses(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const s of list) if (!ContactStatus.safeParse(s).success) throw new UsageError(`--status must be a comma list of active, unsubscribed (got ${JSON.stringify(s)})`);
+  return list;
+}
+
+function tagList(tags: string[] | undefined): string[] | undefined {
+  return tags?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
+}
+
+const CONTACT_COLUMNS = [
+  { header: "ID", value: (c: Contact) => c.id },
+  { header: "EMAIL", value: (c: Contact) => c.email },
+  { header: "NAME", value: (c: Contact) => c.name },
+  { header: "PHONE", value: (c: Contact) => c.phone },
+  { header: "STATUS", value: (c: Contact) => c.status },
+  { header: "TAGS", value: (c: Contact) => c.tags.join(", ") },
+];
+
+/** The export's CSV columns: the plain contact CSV that `contacts import` reads back. */
+const EXPORT_COLUMNS = ["email", "name", "phone", "description", "tags", "status", "id", "created_at", "updated_at"] as const;
+
+function exportRow(c: Contact): string[] {
+  return [c.email, c.name, c.phone ?? "", c.description ?? "", c.tags.join("; "), c.status, c.id, c.createdAt, c.updatedAt];
+}
+
+export function registerContacts(program: Command, ctx: CommandContext): void {
+  const contacts = program.command("contacts").description("manage the active workspace's contacts (personal data is encrypted at rest)");
+  const api = async () => new ContactsApi(await ctx.client());
+
+  const add = withJson(
+    contacts
+      .command("add")
+      .description("create a contact")
+      .requiredOption("--email <email>", "email address (unique in the workspace, any case)")
+      .requiredOption("--name <name>", "name")
+      .option("--phone <phone>", "phone number")
+      .option("--description <text>", "free text")
+      .option("--tag <tag>", "a tag (repeatable)", collect)
+      .option("--status <status>", "active (default) or unsubscribed"),
+  ).action(async (o: { email: string; name: string; phone?: string; description?: string; tag?: string[]; status?: string; json?: boolean }) => {
+    if (o.status !== undefined && !ContactStatus.safeParse(o.status).success) throw new UsageError("--status must be active or unsubscribed");
+    const result = await (await api()).add(
+      { email: o.email, name: o.name, phone: o.phone, description: o.description, tags: tagList(o.tag), status: o.status as Contact["status"] | undefined },
+      ctx.io.signal,
+    );
+    if (o.json) return printJson(ctx.io, result);
+    ctx.info(`Created contact ${o.email}.`);
+    ctx.io.stdout.write(result.contact.id + "\n");
+  });
+  example(add, "outreach contacts add --email ada@example.com --name 'Ada Lovelace' --tag lead --tag london");
+
+  const list = withJson(
+    contacts
+      .command("list")
+      .description("list contacts, newest first")
+      .option("--search <text>", "part of the email (case-insensitive)")
+      .option("--tag <tag>", "has this tag (repeatable, or a comma list: any of them)", collect)
+      .option("--status <list>", "comma list of active, unsubscribed")
+      .option("--page <n>", "page number (from 1)")
+      .option("--limit <n>", "contacts per page, 1 to 100 (default 20)")
+      .option("--all", "walk every page"),
+  ).action(async (o: { search?: string; tag?: string[]; status?: string; page?: string; limit?: string; all?: boolean; json?: boolean }) => {
+    const client = await api();
+    const params: ContactListParams = {
+      search: o.search,
+      tags: tagList(o.tag),
+      status: statuses(o.status),
+      page: positiveInt("--page", o.page, 1_000_000),
+      limit: positiveInt("--limit", o.limit, 100),
+    };
+    if (o.all) {
+      if (o.page) throw new UsageError("--all walks every page: leave out --page");
+      const rows: Contact[] = [];
+      for await (const c of client.listAll(params, ctx.io.signal)) rows.push(c);
+      if (o.json) return printJson(ctx.io, { contacts: rows, total: rows.length });
+      printRows(ctx.io, ctx.env, rows, CONTACT_COLUMNS);
+      return;
+    }
+    const result = await client.list(params, ctx.io.signal);
+    if (o.json) return printJson(ctx.io, result);
+    printRows(ctx.io, ctx.env, result.contacts, CONTACT_COLUMNS);
+    if (result.totalPages > result.page) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} contacts): --page ${result.page + 1} for more, or --all`);
+    else if (result.total === 0) ctx.info("no contacts match");
+  });
+  example(list, "outreach contacts list --search @acme --status active", "outreach contacts list --tag lead,berlin --all --json");
+
+  const show = withJson(contacts.command("show").description("show one contact").argument("<id>", "contact id (ct_…)")).action(
+    async (id: string, o: { json?: boolean }) => {
+      const { contact } = await (await api()).get(id, ctx.io.signal);
+      if (o.json) return printJson(ctx.io, { contact });
+      printRecord(ctx.io, [
+        ["id", contact.id],
+        ["email", contact.email],
+        ["name", contact.name],
+        ["phone", contact.phone],
+        ["description", contact.description],
+        ["status", contact.status],
+        ["tags", contact.tags.join(", ")],
+        ["created", contact.createdAt],
+        ["updated", contact.updatedAt],
+      ]);
+    },
+  );
+  example(show, "outreach contacts show ct_3kF9x2aB7cD1eF4g");
+
+  const update = withJson(
+    contacts
+      .command("update")
+      .description("change a contact's email, name, phone, description or tags")
+      .argument("<id>", "contact id (ct_…)")
+      .option("--email <email>", "new email")
+      .option("--name <name>", "new name")
+      .option("--phone <phone>", "new phone ('' to clear)")
+      .option("--description <text>", "new description ('' to clear)")
+      .option("--tag <tag>", "replace the tags with these (repeatable)", collect)
+      .option("--clear-tags", "remove every tag"),
+  ).action(async (id: string, o: { email?: string; name?: string; phone?: string; description?: string; tag?: string[]; clearTags?: boolean; json?: boolean }) => {
+    if (o.tag && o.clearTags) throw new UsageError("use either --tag or --clear-tags");
+    const change: Record<string, unknown> = {};
+    if (o.email !== undefined) change.email = o.email;
+    if (o.name !== undefined) change.name = o.name;
+    if (o.phone !== undefined) change.phone = o.phone === "" ? null : o.phone;
+    if (o.description !== undefined) change.description = o.description === "" ? null : o.description;
+    if (o.tag) change.tags = tagList(o.tag);
+    if (o.clearTags) change.tags = [];
+    if (Object.keys(change).length === 0) throw new UsageError("nothing to change: give at least one of --email, --name, --phone, --description, --tag, --clear-tags");
+    const { contact } = await (await api()).update(id, change, ctx.io.signal);
+    if (o.json) return printJson(ctx.io, { contact });
+    ctx.info(`Updated ${contact.email} (${contact.id}).`);
+  });
+  example(update, "outreach contacts update ct_3kF9x2aB7cD1eF4g --name 'Ada King' --tag customer");
+
+  const rm = contacts
+    .command("rm")
+    .description("delete a contact (asks first on a terminal)")
+    .argument("<id>", "contact id (ct_…)")
+    .option("-y, --yes", "do not ask (scripts)")
+    .action(async (id: string, o: { yes?: boolean }) => {
+      const client = await api();
+      if (!o.yes) {
+        if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) throw new UsageError("refusing to delete without --yes when not on a terminal");
+        const { contact } = await client.get(id, ctx.io.signal);
+        const ok = await confirm({ message: `Delete ${contact.name} <${contact.email}>?`, default: false }, { input: ctx.io.stdin, output: process.stderr, signal: ctx.io.signal });
+        if (!ok) {
+          ctx.info("Kept.");
+          return;
+        }
+      }
+      await client.remove(id, ctx.io.signal);
+      ctx.info(`Deleted ${id}.`);
+    });
+  example(rm, "outreach contacts rm ct_3kF9x2aB7cD1eF4g", "outreach contacts rm ct_3kF9x2aB7cD1eF4g --yes");
+
+  const importCmd = withJson(
+    contacts
+      .command("import")
+      .description("create contacts from CSV or NDJSON/JSON: a contact CSV, or what `outreach leads search --csv/--ndjson/--json` prints")
+      .argument("<file>", "file to read, or - for stdin")
+      .option("--tag <tag>", "add this tag to every imported contact (repeatable)", collect)
+      .option("--strict", "check every row first and import nothing if one is invalid")
+      .option("--batch-size <n>", `rows per API call, 1 to ${CONTACT_LIMITS.importBatch}`, String(CONTACT_LIMITS.importBatch)),
+  ).action(async (file: string, o: { tag?: string[]; strict?: boolean; batchSize: string; json?: boolean }) => {
+    const text = file === "-" ? await readAll(ctx.io.stdin) : await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot read ${file}: ${err.code === "ENOENT" ? "no such file" : err.message}`, EXIT.usage);
+    });
+    let records: ImportRecord[];
+    try {
+      records = parseImport(text, file === "-" ? "" : file);
+    } catch (err) {
+      if (err instanceof ImportFormatError) throw new UsageError(`${file === "-" ? "stdin" : file}: ${err.message}`);
+      throw err;
+    }
+    const report = await runImport(ctx, await api(), records, { tags: tagList(o.tag) ?? [], strict: Boolean(o.strict), batchSize: positiveInt("--batch-size", o.batchSize, CONTACT_LIMITS.importBatch)! });
+    if (o.json) printJson(ctx.io, report);
+    if (report.invalid > 0) throw new CliError(`${report.invalid} invalid row${report.invalid === 1 ? "" : "s"} not imported (see above)`, EXIT.usage);
+    if (report.limitReached > 0) throw new CliError(`${report.limitReached} row${report.limitReached === 1 ? "" : "s"} not imported: the plan's contact limit was reached`, EXIT.auth);
+  });
+  example(
+    importCmd,
+    "outreach leads search --location Vaduz --keywords dentist --csv > dentists.csv && outreach contacts import dentists.csv --tag dentist",
+    "outreach leads search --location Vaduz --keywords bakery --ndjson | outreach contacts import - --tag bakery",
+    "outreach contacts import people.csv --strict",
+  );
+
+  const exportCmd = contacts
+    .command("export")
+    .description("print every contact as CSV (default) or NDJSON")
+    .option("--csv", "CSV with a header: email,name,phone,description,tags,status,id,created_at,updated_at")
+    .option("--ndjson", "one contact JSON object per line")
+    .option("--search <text>", "only contacts whose email contains this")
+    .option("--tag <tag>", "only contacts with any of these tags (repeatable)", collect)
+    .option("--status <list>", "comma list of active, unsubscribed")
+    .action(async (o: { csv?: boolean; ndjson?: boolean; search?: string; tag?: string[]; status?: string }) => {
+      if (o.csv && o.ndjson) throw new UsageError("choose one of --csv and --ndjson");
+      const client = await api();
+      if (!o.ndjson) ctx.io.stdout.write(stringify([EXPORT_COLUMNS as unknown as string[]]));
+      let n = 0;
+      for await (const c of client.listAll({ search: o.search, tags: tagList(o.tag), status: statuses(o.status), limit: 100 }, ctx.io.signal)) {
+        ctx.io.stdout.write(o.ndjson ? JSON.stringify(c) + "\n" : stringify([exportRow(c)]));
+        n++;
+      }
+      ctx.info(`exported ${n} contact${n === 1 ? "" : "s"}`);
+    });
+  example(exportCmd, "outreach contacts export --csv > contacts.csv", "outreach contacts export --ndjson --status active | jq .email");
+}
+
+export interface ImportReport {
+  created: number;
+  duplicates: number;
+  invalid: number;
+  limitReached: number;
+  skipped: number;
+  rows: Array<{ where: string; status: ContactImportOutcome["status"] | "skipped"; id?: string; error?: string }>;
+}
+
+/**
+ * Validate locally what can be (unreadable lines, leads without email), send the rest
+ * in batches to the bulk endpoint, and report every row by where it is in the file.
+ */
+async function runImport(
+  ctx: CommandContext,
+  client: ContactsApi,
+  records: ImportRecord[],
+  options: { tags: string[]; strict: boolean; batchSize: number },
+): Promise<ImportReport> {
+  const report: ImportReport = { created: 0, duplicates: 0, invalid: 0, limitReached: 0, skipped: 0, rows: [] };
+  const line = (where: string, status: string, detail?: string) => ctx.info(`${where}: ${status}${detail ? `: ${detail}` : ""}`);
+  const sendable: Array<{ where: string; contact: Record<string, unknown> }> = [];
+  for (const r of records) {
+    if (r.skipped) {
+      report.skipped++;
+      report.rows.push({ where: r.where, status: "skipped", error: r.skipped });
+      continue;
+    }
+    // --strict checks every row with the server's own schema before anything is sent.
+    const error = r.unreadable ?? (options.strict ? localError(r.contact) : undefined);
+    if (error && options.strict) throw new CliError(`${r.where}: invalid: ${error} (--strict: nothing was imported)`, EXIT.usage);
+    if (r.unreadable) {
+      report.invalid++;
+      report.rows.push({ where: r.where, status: "invalid", error });
+      line(r.where, "invalid", error);
+      continue;
+    }
+    // Invalid rows still go to the server, which has the final word and reports them.
+    sendable.push({ where: r.where, contact: r.contact! });
+  }
+  for (let i = 0; i < sendable.length; i += options.batchSize) {
+    const batch = sendable.slice(i, i + options.batchSize);
+    const result = await client.import(batch.map((b) => b.contact), options.tags, ctx.io.signal);
+    for (const outcome of result.results) {
+      const where = batch[outcome.index]!.where;
+      report.rows.push({ where, status: outcome.status, id: outcome.id, error: outcome.error });
+      if (outcome.status === "created") report.created++;
+      else {
+        if (outcome.status === "duplicate") report.duplicates++;
+        else if (outcome.status === "invalid") report.invalid++;
+        else report.limitReached++;
+        line(where, outcome.status.replace("_", " "), outcome.error);
+      }
+    }
+  }
+  ctx.info(
+    `imported ${report.created} contact${report.created === 1 ? "" : "s"}; ${report.duplicates} duplicate, ${report.invalid} invalid, ${report.skipped} skipped (no email)` +
+      (report.limitReached ? `, ${report.limitReached} over the plan's limit` : ""),
+  );
+  return report;
+}
+
+function localError(contact: Record<string, unknown> | undefined): string | undefined {
+  const parsed = ContactInput.safeParse(contact);
+  return parsed.success ? undefined : describeZodError(parsed.error, "contact");
+}

@@ -1,0 +1,48 @@
+import type { Keyring } from "./crypto.js";
+
+/**
+ * Blind indexes over emails (CipherSweet's design): keyed HMACs that let SQL find equal
+ * values and substring candidates without the email in clear. Both are scoped to the
+ * workspace (its id is part of the HMAC input), so the same email or trigram in two
+ * workspaces gives unrelated values, and keyed by the master key the row was written
+ * with (`key_id`), so a key rotation re-derives them with the ciphertexts.
+ */
+
+export const EMAIL_BIDX_PURPOSE = "contact-email-bidx";
+export const EMAIL_GRAM_PURPOSE = "contact-email-gram";
+/** n of the n-gram index: the shortest substring the index can answer. */
+export const GRAM_SIZE = 3;
+/**
+ * Hex characters kept of each gram HMAC: 64 bits. Enough that two different trigrams of
+ * one workspace practically never share a value (≈ 2^-64 per pair), so a 3-character
+ * query is answered by its one gram without decrypting; truncating further would not hide
+ * trigram frequencies (equal trigrams still give equal values) and would only add false
+ * positives to confirm.
+ */
+export const GRAM_HEX = 16;
+
+/** Lower-cased and trimmed; NFC so composed and decomposed forms compare equal. */
+export function normaliseEmail(email: string): string {
+  return email.trim().normalize("NFC").toLowerCase();
+}
+
+/** The distinct n-grams of a normalised string, by code point. */
+export function gramsOf(normalised: string, n = GRAM_SIZE): string[] {
+  const chars = [...normalised];
+  const out = new Set<string>();
+  for (let i = 0; i + n <= chars.length; i++) out.add(chars.slice(i, i + n).join(""));
+  return [...out];
+}
+
+export function emailBlindIndex(keyring: Keyring, teamId: string, email: string, keyId?: string): string {
+  return keyring.hmac(EMAIL_BIDX_PURPOSE, `${teamId}\0${normaliseEmail(email)}`, keyId);
+}
+
+export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?: string): string {
+  return keyring.hmac(EMAIL_GRAM_PURPOSE, `${teamId}\0${gram}`, keyId).slice(0, GRAM_HEX);
+}
+
+/** The blind grams stored for an email. */
+export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string): string[] {
+  return [...new Set(gramsOf(normaliseEmail(email)).map((g) => gramHash(keyring, teamId, g, keyId)))];
+}

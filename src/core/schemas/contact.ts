@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { Timestamp } from "./common.js";
+
+/**
+ * Bounds of contact fields (docs/api.md, "Contacts"). Every one is enforced with a 400
+ * naming the field: the email at RFC 5321's 254, names and phones at what real address
+ * books hold, tags small enough to stay a label rather than a note.
+ */
+export const CONTACT_LIMITS = {
+  email: 254,
+  name: 200,
+  phone: 64,
+  description: 2000,
+  tags: 50,
+  tag: 64,
+  importBatch: 500,
+} as const;
+
+export const ContactStatus = z.enum(["active", "unsubscribed"]);
+export type ContactStatus = z.infer<typeof ContactStatus>;
+
+/** Emails: trimmed, the practical subset of RFC 5321 that mail servers accept. */
+export const ContactEmail = z
+  .string()
+  .trim()
+  .max(CONTACT_LIMITS.email)
+  .pipe(z.email({ message: "must be a valid email address" }));
+
+const ContactName = z.string().trim().min(1).max(CONTACT_LIMITS.name);
+// Digits, spaces and the punctuation phone numbers are written with; an extension after "x" or "ext".
+const ContactPhone = z
+  .string()
+  .trim()
+  .max(CONTACT_LIMITS.phone)
+  .regex(/^\+?[0-9 ().\-/]*(?:\s*(?:x|ext\.?)\s*[0-9]+)?$/i, "must be a phone number (digits, spaces, + ( ) . - /)")
+  .refine((v) => /[0-9]/.test(v) || v === "", "must contain digits");
+const ContactDescription = z.string().max(CONTACT_LIMITS.description);
+// Tags are labels: trimmed, no commas (the list filter is a comma list) and no control characters.
+const ContactTag = z
+  .string()
+  .trim()
+  .min(1)
+  .max(CONTACT_LIMITS.tag)
+  .regex(/^[^,\p{Cc}]+$/u, "must not contain commas or control characters");
+const ContactTags = z
+  .array(ContactTag)
+  .max(CONTACT_LIMITS.tags)
+  .transform((tags) => [...new Set(tags)]);
+
+/** Endpoint 9 body (decisions.md N4). */
+export const ContactInput = z
+  .strictObject({
+    email: ContactEmail,
+    name: ContactName,
+    phone: ContactPhone.nullable().optional(),
+    description: ContactDescription.nullable().optional(),
+    tags: ContactTags.optional(),
+    status: ContactStatus.optional(),
+  })
+  .meta({ id: "ContactInput" });
+export type ContactInput = z.output<typeof ContactInput>;
+
+/** Endpoint 12 body: any non-empty subset of email, name, phone, description, tags. */
+export const ContactUpdate = z
+  .strictObject({
+    email: ContactEmail.optional(),
+    name: ContactName.optional(),
+    phone: ContactPhone.nullable().optional(),
+    description: ContactDescription.nullable().optional(),
+    tags: ContactTags.optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "must change at least one of email, name, phone, description, tags")
+  .meta({ id: "ContactUpdate" });
+export type ContactUpdate = z.output<typeof ContactUpdate>;
+
+/** service-api.md 2.6, decrypted. */
+export const Contact = z
+  .object({
+    id: z.string(),
+    email: z.string().meta({ format: "email" }),
+    name: z.string(),
+    phone: z.string().nullable(),
+    description: z.string().nullable(),
+    status: ContactStatus,
+    tags: z.array(z.string()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: "Contact" });
+export type Contact = z.infer<typeof Contact>;
+
+export const AddContactResponse = z.object({ success: z.literal(true), contact: z.object({ id: z.string() }) });
+export const ContactResponse = z.object({ contact: Contact });
+
+const commaList = <T extends z.ZodType<string, string>>(item: T, max: number) =>
+  z
+    .string()
+    .max(4000)
+    .transform((s) => [...new Set(s.split(",").map((p) => p.trim()).filter(Boolean))])
+    .pipe(z.array(item).max(max));
+
+const integerParam = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? fallback);
+
+/** Endpoint 10 query (decisions.md N3): out-of-range values are a 400, never clamped. */
+export const ContactListQuery = z.strictObject({
+  page: integerParam(1, 1_000_000, 1),
+  limit: integerParam(1, 100, 20),
+  search: z.string().trim().min(1).max(CONTACT_LIMITS.email).optional(),
+  tags: commaList(ContactTag, CONTACT_LIMITS.tags).optional(),
+  status: commaList(ContactStatus, 2).optional(),
+});
+export type ContactListQuery = z.output<typeof ContactListQuery>;
+
+export const ContactList = z
+  .object({
+    contacts: z.array(Contact),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+    totalPages: z.number().int(),
+  })
+  .meta({ id: "ContactList" });
+export type ContactList = z.infer<typeof ContactList>;
+
+/** Addition: bulk create (the import's batch path). Each item is validated on its own. */
+export const ContactImportBody = z.strictObject({
+  contacts: z.array(z.unknown()).min(1).max(CONTACT_LIMITS.importBatch),
+  tags: ContactTags.optional(),
+});
+export const ContactImportOutcome = z.object({
+  index: z.number().int(),
+  status: z.enum(["created", "duplicate", "invalid", "limit_reached"]),
+  id: z.string().optional(),
+  error: z.string().optional(),
+});
+export type ContactImportOutcome = z.infer<typeof ContactImportOutcome>;
+export const ContactImportResponse = z
+  .object({
+    created: z.number().int(),
+    duplicates: z.number().int(),
+    invalid: z.number().int(),
+    limitReached: z.number().int(),
+    results: z.array(ContactImportOutcome),
+  })
+  .meta({ id: "ContactImportResult" });
+export type ContactImportResponse = z.infer<typeof ContactImportResponse>;

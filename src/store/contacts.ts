@@ -1,0 +1,248 @@
+import type { Statement } from "better-sqlite3";
+import type { Db } from "./db.js";
+
+export interface ContactRow {
+  id: string;
+  team_id: string;
+  email_ct: string;
+  email_bidx: string;
+  name_ct: string;
+  phone_ct: string | null;
+  description: string | null;
+  status: "active" | "unsubscribed";
+  tags: string;
+  key_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Filters of the contact list that SQL can apply without decrypting. */
+export interface ContactFilter {
+  teamId: string;
+  statuses?: readonly string[];
+  tags?: readonly string[];
+  /** Only contacts whose email has every one of these blind grams (one key id's values). */
+  grams?: readonly string[];
+  /** Only these contact ids (candidates confirmed by decryption). */
+  ids?: readonly string[];
+}
+
+export interface ContactWrite {
+  row: ContactRow;
+  grams: readonly string[];
+  tags: readonly string[];
+}
+
+/** Below this many candidates, the remaining grams are not intersected (see `candidates`). */
+const CONFIRM_DIRECTLY = 256;
+
+function placeholders(n: number): string {
+  return Array.from({ length: n }, () => "?").join(", ");
+}
+
+/** The WHERE clause of a filter on `c` (contacts). Values are bound, never interpolated. */
+function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
+  // `+c.team_id` when driven from an id list: a check on each row, not an index to scan.
+  const clauses = [filter.ids ? "+c.team_id = ?" : "c.team_id = ?"];
+  const params: unknown[] = [filter.teamId];
+  if (filter.statuses?.length) {
+    clauses.push(`c.status IN (${placeholders(filter.statuses.length)})`);
+    params.push(...filter.statuses);
+  }
+  if (filter.tags?.length) {
+    clauses.push(`EXISTS (SELECT 1 FROM contact_tags t WHERE t.team_id = c.team_id AND t.contact_id = c.id AND t.tag IN (${placeholders(filter.tags.length)}))`);
+    params.push(...filter.tags);
+  }
+  if (filter.grams?.length) {
+    // One index probe per gram and contact: (team_id, gram, contact_id) is the primary key.
+    for (const gram of filter.grams) {
+      clauses.push("EXISTS (SELECT 1 FROM contact_email_grams g WHERE g.team_id = c.team_id AND g.gram = ? AND g.contact_id = c.id)");
+      params.push(gram);
+    }
+  }
+  return { sql: clauses.join(" AND "), params };
+}
+
+/**
+ * The FROM clause: with `ids`, drive from the id list (CROSS JOIN pins that order; left
+ * to itself the planner may scan a whole workspace's index and test each row against the list).
+ */
+function fromOf(filter: ContactFilter): { sql: string; params: unknown[] } {
+  if (!filter.ids) return { sql: "contacts c", params: [] };
+  return { sql: "json_each(?) j CROSS JOIN contacts c ON c.id = j.value", params: [JSON.stringify(filter.ids)] };
+}
+
+export class ContactsRepo {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Prepared once per connection: the import path runs these thousands of times. */
+  private stmt(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  insert(write: ContactWrite): void {
+    const r = write.row;
+    this
+      .stmt(
+        `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, phone_ct, description, status, tags, key_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at);
+    this.insertGrams(r.team_id, r.id, write.grams);
+    this.insertTags(r.team_id, r.id, write.tags);
+  }
+
+  /** Rewrite a contact's columns, grams and tags. Guarded by team. */
+  update(write: ContactWrite): boolean {
+    const r = write.row;
+    const changed = this.db
+      .prepare(
+        `UPDATE contacts SET email_ct = ?, email_bidx = ?, name_ct = ?, phone_ct = ?, description = ?, status = ?, tags = ?, key_id = ?, updated_at = ?
+         WHERE id = ? AND team_id = ?`,
+      )
+      .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.id, r.team_id).changes;
+    if (changed === 0) return false;
+    this.replaceGrams(r.team_id, r.id, write.grams);
+    this.replaceTags(r.team_id, r.id, write.tags);
+    return true;
+  }
+
+  setBlindIndex(contactId: string, bidx: string): void {
+    this.stmt("UPDATE contacts SET email_bidx = ? WHERE id = ?").run(bidx, contactId);
+  }
+
+  replaceGrams(teamId: string, contactId: string, grams: readonly string[]): void {
+    this.stmt("DELETE FROM contact_email_grams WHERE contact_id = ?").run(contactId);
+    this.insertGrams(teamId, contactId, grams);
+  }
+
+  /** Up to 32 grams per statement: one native call instead of one per gram. */
+  private insertGrams(teamId: string, contactId: string, grams: readonly string[]): void {
+    for (let i = 0; i < grams.length; i += 32) {
+      const chunk = grams.slice(i, i + 32);
+      const values = chunk.map(() => "(?, ?, ?)").join(", ");
+      this.stmt(`INSERT OR IGNORE INTO contact_email_grams (team_id, gram, contact_id) VALUES ${values}`).run(
+        ...chunk.flatMap((gram) => [teamId, gram, contactId]),
+      );
+    }
+  }
+
+  private replaceTags(teamId: string, contactId: string, tags: readonly string[]): void {
+    this.stmt("DELETE FROM contact_tags WHERE contact_id = ?").run(contactId);
+    this.insertTags(teamId, contactId, tags);
+  }
+
+  private insertTags(teamId: string, contactId: string, tags: readonly string[]): void {
+    const insert = this.stmt("INSERT OR IGNORE INTO contact_tags (team_id, tag, contact_id) VALUES (?, ?, ?)");
+    for (const tag of tags) insert.run(teamId, tag, contactId);
+  }
+
+  byId(teamId: string, id: string): ContactRow | undefined {
+    return this.stmt("SELECT * FROM contacts WHERE id = ? AND team_id = ?").get(id, teamId) as ContactRow | undefined;
+  }
+
+  /** Ids of contacts with any of these blind indexes (one per loaded key). */
+  idsByBlindIndex(teamId: string, bidxs: readonly string[]): Array<{ id: string; key_id: string; email_bidx: string }> {
+    return this
+      .stmt(`SELECT id, key_id, email_bidx FROM contacts WHERE team_id = ? AND email_bidx IN (${placeholders(bidxs.length)})`)
+      .all(teamId, ...bidxs) as Array<{ id: string; key_id: string; email_bidx: string }>;
+  }
+
+  delete(teamId: string, id: string): boolean {
+    return this.stmt("DELETE FROM contacts WHERE id = ? AND team_id = ?").run(id, teamId).changes > 0;
+  }
+
+  count(teamId: string): number {
+    return (this.stmt("SELECT COUNT(*) AS n FROM contacts WHERE team_id = ?").get(teamId) as { n: number }).n;
+  }
+
+  /** Whether any of the workspace's contacts is under this key (index on key_id, then team). */
+  usesKey(teamId: string, keyId: string): boolean {
+    return this.stmt("SELECT 1 FROM contacts WHERE key_id = ? AND team_id = ? LIMIT 1").get(keyId, teamId) !== undefined;
+  }
+
+  countWhere(filter: ContactFilter & { keyId?: string }): number {
+    const { sql, params } = whereOf(filter);
+    const keySql = filter.keyId ? " AND c.key_id = ?" : "";
+    const row = this.stmt(`SELECT COUNT(*) AS n FROM contacts c WHERE ${sql}${keySql}`).get(...params, ...(filter.keyId ? [filter.keyId] : [])) as { n: number };
+    return row.n;
+  }
+
+  /** One page, newest first; `created_at` then `id` makes the order total and stable. */
+  page(filter: ContactFilter, limit: number, offset: number): ContactRow[] {
+    if (!filter.statuses?.length && !filter.tags?.length && !filter.grams?.length && !filter.ids) {
+      // Unfiltered: walk the covering (team_id, created_at, id) index for the ids, so a deep
+      // OFFSET skips index entries instead of reading every skipped row, then fetch the page.
+      const ids = (
+        this.stmt("SELECT id FROM contacts WHERE team_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?").all(filter.teamId, limit, offset) as Array<{ id: string }>
+      ).map((r) => r.id);
+      return ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [];
+    }
+    const { sql, params } = whereOf(filter);
+    const from = fromOf(filter);
+    return this
+      .stmt(`SELECT c.* FROM ${from.sql} WHERE ${sql} ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`)
+      .all(...from.params, ...params, limit, offset) as ContactRow[];
+  }
+
+  /**
+   * Candidates for a substring search: id, email ciphertext and creation time of the
+   * contacts (of one key id) that have the grams and pass the other filters (a superset:
+   * callers confirm each by decrypting). Each gram's
+   * posting list is read as one range of the (team_id, gram, contact_id) key, sorted by
+   * contact id, and the lists are intersected here from the rarest (callers order them):
+   * sequential reads instead of a random index probe per candidate and gram. Only the
+   * intersection's rows are then read from the contacts table.
+   */
+  candidates(filter: ContactFilter, keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
+    const postings = this.stmt("SELECT contact_id FROM contact_email_grams WHERE team_id = ? AND gram = ?").pluck();
+    let ids: string[] | undefined;
+    for (const gram of filter.grams ?? []) {
+      // Few candidates left: confirming them (by decryption) is cheaper than reading the
+      // commoner grams' long posting lists, and confirmation decides anyway.
+      if (ids !== undefined && ids.length <= CONFIRM_DIRECTLY) break;
+      const list = postings.all(filter.teamId, gram) as string[];
+      if (ids === undefined) ids = list;
+      else {
+        const keep = new Set(list);
+        ids = ids.filter((id) => keep.has(id));
+      }
+      if (ids.length === 0) return [];
+    }
+    if (!ids) return [];
+    const { sql, params } = whereOf({ ...filter, grams: [], ids });
+    const from = fromOf({ ...filter, ids });
+    // `+c.key_id`: a filter on the looked-up row, never an index to search by.
+    return this.stmt(`SELECT c.id, c.email_ct, c.created_at FROM ${from.sql} WHERE ${sql} AND +c.key_id = ?`).all(...from.params, ...params, keyId) as Array<{
+      id: string;
+      email_ct: string;
+      created_at: string;
+    }>;
+  }
+
+  /** How many contacts carry a blind gram: to drive the intersection from the rarest. */
+  gramFrequency(teamId: string, gram: string, cap: number): number {
+    return (
+      this
+        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_grams WHERE team_id = ? AND gram = ? LIMIT ?)")
+        .get(teamId, gram, cap) as { n: number }
+    ).n;
+  }
+
+  /** Every email ciphertext of a workspace passing the filters: the decrypt-and-scan path. */
+  emailCiphertexts(filter: ContactFilter): Array<{ id: string; email_ct: string; created_at: string }> {
+    const { sql, params } = whereOf(filter);
+    return this.db.prepare(`SELECT c.id, c.email_ct, c.created_at FROM contacts c WHERE ${sql}`).all(...params) as Array<{
+      id: string;
+      email_ct: string;
+      created_at: string;
+    }>;
+  }
+}
