@@ -1,15 +1,9 @@
-import { BrandSettings } from "../core/schemas/brand.js";
+import type { z } from "zod";
+import { BrandSettings, UpdateBrandBody } from "../core/schemas/brand.js";
 import type { ApiClient } from "./api-client.js";
 
-export type BrandUpdate = Partial<{
-  brandName: string | null;
-  brandDescription: string | null;
-  brandEmail: string | null;
-  websiteUrl: string | null;
-  emailLanguage: string | null;
-  logoUrl: string | null;
-  brandDesignSystem: Record<string, unknown> | null;
-}>;
+/** Endpoint 14's body, as the server's schema accepts it (null clears a field). */
+export type BrandUpdate = z.input<typeof UpdateBrandBody>;
 
 export class BrandApi {
   constructor(private readonly client: ApiClient) {}
