@@ -94,6 +94,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
           params,
           signal: request.signal,
           wantsNdjson: spec.ndjson === true && wantsNdjson(request),
+          log,
         };
         const result = await spec.handler(ctx as never);
         if (result instanceof Response) return withHeaders(result, headers);

@@ -2,7 +2,7 @@ import type { H3Event } from "h3";
 import type { z } from "zod";
 import type { Principal } from "../services/auth.js";
 import type { Services } from "../services/index.js";
-import type { ErrorStyle } from "./errors.js";
+import type { ErrorStyle, Logger } from "./errors.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -24,6 +24,8 @@ export interface RouteContext<B, Q> {
   signal: AbortSignal;
   /** The client asked for NDJSON (`Accept: application/x-ndjson`). */
   wantsNdjson: boolean;
+  /** The app's logger (stderr under `serve`; injected by tests and the CLI). */
+  log: Logger;
 }
 
 /** Everything about one endpoint: the handler and what the OpenAPI document says of it. */

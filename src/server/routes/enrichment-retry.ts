@@ -21,7 +21,7 @@ export const enrichmentRetryRoutes = [
     // The retry consumes no quota, but its errors report it like the search's do (2.5).
     errorBody: (services, principal) => ({ quota: services.quota.current(principal.teamId) }),
     errors: [404],
-    handler: async ({ services, principal, body, signal, wantsNdjson }) => {
+    handler: async ({ services, principal, body, signal, wantsNdjson, log }) => {
       // Redeemed before any byte is sent: a bad token is an ordinary 404, never a stream line.
       const leads = services.enrichment.redeemRetryToken(principal.teamId!, body.token);
       if (!wantsNdjson) return { leads: await services.enrichment.enrichRedeemed(leads, { signal }) };
@@ -33,7 +33,7 @@ export const enrichmentRetryRoutes = [
           (err: unknown) => lines.fail(err),
         );
       return ndjsonResponse(lines, {
-        log: (line) => process.stderr.write(line + "\n"),
+        log,
         errorExtra: () => ({ quota: services.quota.current(principal.teamId) }),
       });
     },

@@ -10,8 +10,6 @@ function quotaBody(services: Services, principal: Principal) {
   return { quota: services.quota.current(principal.teamId) };
 }
 
-const log = (line: string) => process.stderr.write(line + "\n");
-
 export const leadRoutes = [
   defineRoute({
     method: "POST",
@@ -31,7 +29,7 @@ export const leadRoutes = [
     errorStyle: "coded",
     errorBody: quotaBody,
     errors: [400, 403, 429, 500],
-    handler: async ({ services, principal, body, signal, wantsNdjson }) => {
+    handler: async ({ services, principal, body, signal, wantsNdjson, log }) => {
       const search = await services.leadSearch.accept(principal, body, signal);
       if (wantsNdjson) {
         return ndjsonResponse(search.run(signal), { log, errorExtra: () => quotaBody(services, principal) });
