@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { MIGRATIONS, type Migration } from "./migrations/index.js";
+import { registerPlaceTermsFunction } from "./place-terms.js";
 
 export type Db = Database.Database;
 
@@ -32,6 +33,8 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    // The place_terms triggers (migration 011) call it on every place write.
+    registerPlaceTermsFunction(db);
     migrate(db, migrations);
     return db;
   } catch (err) {

@@ -1,20 +1,20 @@
 import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
 import { toLead } from "../../core/lead-bounds.js";
 import type { Lead } from "../../core/schemas/lead.js";
+import { SEARCH_FIELDS } from "../../core/search-tokens.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { ftsQuery, keywordTerms, relevanceScorer } from "./keywords.js";
+import { cellsOfBox, PlaceTermsRepo, UNPACKED, unpackField } from "../../store/place-terms.js";
+import { fieldTermScore, keywordTerms, relevanceScorer, termMatch, type KeywordTerm } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
- * Relative cost of one row in each plan, measured on the 1M-place synthetic index of
- * bench/search.js: the box-first plan reads and keyword-tests every place in the box
- * (about 40 µs a row there), the FTS-first plan pays a doclist step plus a row lookup per
- * full-text match in the whole index (about 4 µs), and tests only the matches in the box.
- * So a box row costs about ten match rows.
+ * Above this many grid cells (a circle reaching a pole, where a box spans every
+ * longitude), the search reads the R*Tree box instead: there are few places there, and
+ * listing hundreds of thousands of cells would cost more than the places.
  */
-const BOX_ROW_COST = 10;
+const MAX_CELLS = 20_000;
 
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
@@ -33,42 +33,40 @@ interface Ranked {
   distanceKm: number;
 }
 
-export type QueryPlan = "fts-first" | "box-first" | "cached";
+/** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
+export type QueryPlan = "term-index" | "box-scan";
 
-/**
- * Every match of one keyword set in the whole index, with its relevance, as flat arrays:
- * 20 bytes a match. A query then only scans coordinates, which takes well under a
- * millisecond even for "restaurant" across a million places.
- */
-interface MatchList {
-  ids: Int32Array;
-  lat: Float64Array;
-  lng: Float64Array;
-  score: Float32Array;
+/** What the term index says about one place in the circle, per term and field. */
+interface Accumulator {
+  distanceKm: number;
+  /** Packed field lengths (UNPACKED when a field is too long for the index). */
+  words: number;
+  /** Terms matched so far (a bitmask; at most 8 terms). */
+  matched: number;
+  /** Matching words per (term, field). */
+  tf: Uint16Array;
+  /** Whether a matching word is the keyword itself, per (term, field). */
+  exact: Uint8Array;
 }
 
-/** Upper bound on matches kept in memory over all cached keyword sets (≈ 30 MB). */
-const MAX_CACHED_MATCHES = 1_500_000;
+const FIELDS = SEARCH_FIELDS.length;
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
- * Each page recomputes the ranked list (a few milliseconds) instead of keeping state, so
- * the cursor is just an offset and any server process can answer any page.
+ * Each page recomputes the ranked list (a few milliseconds at a million places) instead
+ * of keeping state, so the cursor is just an offset and any server process can answer
+ * any page, and the first search of a keyword costs what every later one does.
  */
 export class LocalPlaceProvider implements PlaceSearchProvider {
   readonly name = "local";
   private readonly repo: PlaceSearchRepo;
+  private readonly terms: PlaceTermsRepo;
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
-  /** Match lists by keyword set, least recently used first (a Map keeps insertion order). */
-  private readonly cache = new Map<string, MatchList>();
-  private cachedMatches = 0;
-  /** Keyword sets answered box-first since the last index change: the second time, their match list is built. */
-  private readonly boxOnly = new Set<string>();
-  private signature = "";
 
   constructor(db: Db) {
     this.repo = new PlaceSearchRepo(db);
+    this.terms = new PlaceTermsRepo(db);
   }
 
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
@@ -94,63 +92,93 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
     const terms = keywordTerms(keywords);
     if (terms.length === 0) return [];
-    const signature = this.repo.indexSignature();
-    if (signature !== this.signature) {
-      this.cache.clear();
-      this.boxOnly.clear();
-      this.cachedMatches = 0;
-      this.signature = signature;
-    }
-    const key = terms.map((t) => t.word).join(" ");
     const boxes = circleBoxes(center, radiusKm);
-    const cached = this.cache.get(key);
-    let list: MatchList;
-    if (cached) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      this.lastPlan = "cached";
-      list = cached;
-    } else {
-      const match = ftsQuery(terms);
-      // A keyword searched again is worth its match list even where the box would be cheaper once.
-      const plan = this.boxOnly.has(key) ? "fts-first" : this.choosePlan(terms.map((t) => t.prefixes), boxes);
-      this.lastPlan = plan;
-      const score = relevanceScorer(terms);
-      if (plan === "box-first") {
-        // A small box: cheaper to test its places than to list every match.
-        this.boxOnly.add(key);
-        if (this.boxOnly.size > 10_000) this.boxOnly.clear();
-        list = toMatchList(this.repo.boxCandidates(boxes), score);
-      } else {
-        list = toMatchList(this.repo.allMatches(match), score);
-        this.remember(key, list);
-      }
+    const cells: number[] = [];
+    for (const box of boxes) {
+      const some = cellsOfBox(box, MAX_CELLS - cells.length);
+      if (!some) return this.boxScan(center, radiusKm, terms);
+      cells.push(...some);
     }
-    return rankWithin(list, center, radiusKm);
-  }
-
-  /** Keep a match list, evicting the least recently used ones beyond the memory bound. */
-  private remember(key: string, list: MatchList): void {
-    if (list.ids.length > MAX_CACHED_MATCHES) return;
-    this.cache.set(key, list);
-    this.cachedMatches += list.ids.length;
-    for (const [oldKey, old] of this.cache) {
-      if (this.cachedMatches <= MAX_CACHED_MATCHES) break;
-      this.cache.delete(oldKey);
-      this.cachedMatches -= old.ids.length;
-    }
+    this.lastPlan = "term-index";
+    return sortRanked(this.termIndexMatches(cells, center, radiusKm, terms));
   }
 
   /**
-   * Pick the cheaper plan from two estimates that cost almost nothing: the FTS
-   * vocabulary's document counts (the rarest ANDed keyword bounds the matches), and the
-   * R*Tree count of the box, which stops as soon as it exceeds what the FTS side costs.
+   * The term-index plan: for each term, one range scan of the words it prefixes in each
+   * cell; places outside the circle are dropped on their first row, places missing a
+   * term after that term's scan. Scores come from the counts stored in the index through
+   * the scorer's own `fieldTermScore`, so no place text is read.
    */
-  choosePlan(prefixGroups: string[][], boxes: ReturnType<typeof circleBoxes>): QueryPlan {
-    const matches = Math.min(...prefixGroups.map((prefixes) => prefixes.reduce((n, p) => n + this.repo.documentsWithPrefix(p), 0)));
-    const budget = Math.floor(matches / BOX_ROW_COST);
-    const inBox = this.repo.countInBox(boxes, budget + 1);
-    return inBox <= budget ? "box-first" : "fts-first";
+  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+    const [first, second] = circleBoxes(center, radiusKm);
+    const { minLat, maxLat } = first!;
+    const found = new Map<number, Accumulator>();
+    const point = { lat: 0, lng: 0 };
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t]!;
+      for (const prefix of term.prefixes) {
+        for (const [place, word, lat, lng, tf, words] of this.terms.scan(cells, prefix)) {
+          let acc = found.get(place);
+          if (!acc) {
+            // Only the first term admits places: a place without it cannot match.
+            if (t > 0) continue;
+            // Cells overhang the circle: test the box inline, then the exact distance.
+            if (lat < minLat || lat > maxLat) continue;
+            if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
+            point.lat = lat;
+            point.lng = lng;
+            const d = distanceKm(center, point);
+            if (d > radiusKm) continue;
+            acc = { distanceKm: d, words, matched: 0, tf: new Uint16Array(terms.length * FIELDS), exact: new Uint8Array(terms.length * FIELDS) };
+            found.set(place, acc);
+          }
+          acc.matched |= 1 << t;
+          if (tf === UNPACKED) continue;
+          const exact = termMatch(term, word).exact;
+          for (let f = 0; f < FIELDS; f++) {
+            const n = unpackField(tf, f);
+            if (n === 0) continue;
+            acc.tf[t * FIELDS + f]! += n;
+            if (exact) acc.exact[t * FIELDS + f] = 1;
+          }
+        }
+      }
+      // Drop the places this term did not match (they can never match all terms).
+      for (const [place, acc] of found) if (!(acc.matched & (1 << t))) found.delete(place);
+    }
+    const ranked: Ranked[] = [];
+    const unpacked: number[] = [];
+    for (const [place, acc] of found) {
+      if (acc.words === UNPACKED) {
+        unpacked.push(place);
+        continue;
+      }
+      const score = indexScore(acc, terms.length);
+      if (score !== undefined) ranked.push({ id: place, score, distanceKm: acc.distanceKm });
+    }
+    // A place with a field of 1,024+ words: its counts did not fit the index; score its text.
+    if (unpacked.length > 0) {
+      const score = relevanceScorer(terms);
+      for (const c of this.repo.candidatesByIds(unpacked)) {
+        const s = score(c);
+        if (s !== undefined) ranked.push({ id: c.id, score: Math.fround(s), distanceKm: found.get(c.id)!.distanceKm });
+      }
+    }
+    return ranked;
+  }
+
+  /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. */
+  private boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+    this.lastPlan = "box-scan";
+    const score = relevanceScorer(terms);
+    const ranked: Ranked[] = [];
+    for (const c of this.repo.boxCandidates(circleBoxes(center, radiusKm))) {
+      const d = distanceKm(center, c);
+      if (d > radiusKm) continue;
+      const s = score(c);
+      if (s !== undefined) ranked.push({ id: c.id, score: Math.fround(s), distanceKm: d });
+    }
+    return sortRanked(ranked);
   }
 
   /**
@@ -184,43 +212,29 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 }
 
-/** Keep the candidates that match, with their relevance. */
-function toMatchList(candidates: Iterable<Candidate>, score: (c: Candidate) => number | undefined): MatchList {
-  const ids: number[] = [];
-  const lat: number[] = [];
-  const lng: number[] = [];
-  const scores: number[] = [];
-  for (const c of candidates) {
-    const s = score(c);
-    if (s === undefined) continue;
-    ids.push(c.id);
-    lat.push(c.lat);
-    lng.push(c.lng);
-    scores.push(s);
+/**
+ * `relevanceScorer`'s sum, from the index's counts: terms in order, fields in order,
+ * the same `fieldTermScore`. Rounded to single precision as both plans do, so that
+ * scores equal to float noise tie and fall back to distance the same way everywhere.
+ */
+function indexScore(acc: Accumulator, termCount: number): number | undefined {
+  let total = 0;
+  for (let t = 0; t < termCount; t++) {
+    let termScore = 0;
+    for (let f = 0; f < FIELDS; f++) {
+      const words = unpackField(acc.words, f);
+      const tf = acc.tf[t * FIELDS + f]!;
+      if (words === 0 || tf === 0) continue;
+      termScore += fieldTermScore(f, tf, words, acc.exact[t * FIELDS + f] === 1);
+    }
+    if (termScore === 0) return undefined;
+    total += termScore;
   }
-  return { ids: Int32Array.from(ids), lat: Float64Array.from(lat), lng: Float64Array.from(lng), score: Float32Array.from(scores) };
+  return Math.fround(total);
 }
 
-/** The matches inside the circle, best first (see `rankedMatches`). */
-function rankWithin(list: MatchList, center: LatLng, radiusKm: number): Ranked[] {
-  // One box, or two across the antimeridian; they share the latitude band. Tested inline:
-  // this loop runs over every match of a common keyword.
-  const [first, second] = circleBoxes(center, radiusKm);
-  const { minLat, maxLat } = first!;
-  const ranked: Ranked[] = [];
-  const point = { lat: 0, lng: 0 };
-  for (let i = 0; i < list.ids.length; i++) {
-    const lat = list.lat[i]!;
-    if (lat < minLat || lat > maxLat) continue;
-    const lng = list.lng[i]!;
-    if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
-    point.lat = lat;
-    point.lng = lng;
-    const d = distanceKm(center, point);
-    if (d <= radiusKm) ranked.push({ id: list.ids[i]!, score: list.score[i]!, distanceKm: d });
-  }
-  ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
-  return ranked;
+function sortRanked(ranked: Ranked[]): Ranked[] {
+  return ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
 }
 
 function parseJson(text: string | null): unknown {
