@@ -13,10 +13,20 @@ import type { Db } from "./db.js";
  * come from the very tokenizer the scorer uses.
  */
 
-/** Grid step in degrees: about 5.5 km north-south, 3.5 km east-west at 50°N. A 5 km circle touches ~20 cells, 100 km ~2,000. */
-export const CELL_DEG = 0.05;
-const ROWS = Math.round(180 / CELL_DEG);
-const COLS = Math.round(360 / CELL_DEG);
+/**
+ * Grid step in degrees: 0.01° of latitude (1.1 km) by 0.015° of longitude (1.1 km at 47°N).
+ * Small cells keep the rows read close to the rows inside the circle (a 5 km circle
+ * touches ~90 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
+ * 100 km circle (~30,000 cells) pays tens of milliseconds in seeks next to its rows.
+ */
+export const CELL_LAT_DEG = 0.01;
+export const CELL_LNG_DEG = 0.015;
+const ROWS = Math.round(180 / CELL_LAT_DEG);
+const COLS = Math.round(360 / CELL_LNG_DEG);
+
+const EARTH_RADIUS_KM = 6371.0088;
+const toRad = (deg: number) => (deg * Math.PI) / 180;
+const toDeg = (rad: number) => (rad * 180) / Math.PI;
 
 /** Per-field counts are packed in base 1024 (5 × 10 bits = 50 bits, exact in a double). */
 const FIELD_BASE = 1024;
@@ -24,10 +34,10 @@ const FIELD_BASE = 1024;
 export const UNPACKED = -1;
 
 function cellRow(lat: number): number {
-  return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_DEG)));
+  return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_LAT_DEG)));
 }
 function cellCol(lng: number): number {
-  return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_DEG)));
+  return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
 }
 
 /** The grid cell of a point (the same arithmetic at import and at query time). */
@@ -35,15 +45,41 @@ export function cellOf(lat: number, lng: number): number {
   return cellRow(lat) * COLS + cellCol(lng);
 }
 
-/** Every cell a box touches, or undefined when there are more than `max` (polar or antimeridian-wide boxes). */
-export function cellsOfBox(box: { minLat: number; maxLat: number; minLng: number; maxLng: number }, max: number): number[] | undefined {
-  const r0 = cellRow(box.minLat);
-  const r1 = cellRow(box.maxLat);
-  const c0 = cellCol(box.minLng);
-  const c1 = cellCol(box.maxLng);
-  if ((r1 - r0 + 1) * (c1 - c0 + 1) > max) return undefined;
+/**
+ * Every cell that can hold a point within `radiusKm` of the centre, or undefined when
+ * there are more than `max` (circles near a pole span every longitude). Row by row of
+ * cells, the circle's exact longitude half-width over the row's latitudes (spherical:
+ * widest at asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's
+ * shadow is listed; a hair of slack so rounding never drops a point the haversine keeps.
+ */
+export function cellsOfCircle(center: { lat: number; lng: number }, radiusKm: number, max: number): number[] | undefined {
+  const r = (radiusKm / EARTH_RADIUS_KM) * 1.0001;
+  const phi0 = toRad(center.lat);
+  const latMin = Math.max(-90, center.lat - toDeg(r));
+  const latMax = Math.min(90, center.lat + toDeg(r));
+  const widest = Math.asin(Math.max(-1, Math.min(1, Math.sin(phi0) / Math.cos(r))));
   const cells: number[] = [];
-  for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) cells.push(r * COLS + c);
+  for (let row = cellRow(latMin); row <= cellRow(latMax); row++) {
+    const a = Math.max(latMin, row * CELL_LAT_DEG - 90);
+    const b = Math.min(latMax, (row + 1) * CELL_LAT_DEG - 90);
+    const phi = Math.max(toRad(a), Math.min(toRad(b), widest));
+    const denominator = Math.cos(phi0) * Math.cos(phi);
+    const x = denominator <= 1e-12 ? -1 : (Math.cos(r) - Math.sin(phi0) * Math.sin(phi)) / denominator;
+    const half = x <= -1 ? 180 : toDeg(Math.acos(Math.min(1, x))) * 1.0001 + 1e-9;
+    const ranges: Array<[number, number]> = [];
+    if (half >= 180) ranges.push([0, COLS - 1]);
+    else {
+      const lo = center.lng - half;
+      const hi = center.lng + half;
+      ranges.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
+      if (lo < -180) ranges.push([cellCol(lo + 360), COLS - 1]);
+      if (hi > 180) ranges.push([0, cellCol(hi - 360)]);
+    }
+    for (const [c0, c1] of ranges) {
+      if (cells.length + (c1 - c0 + 1) > max) return undefined;
+      for (let c = c0; c <= c1; c++) cells.push(row * COLS + c);
+    }
+  }
   return cells;
 }
 
@@ -99,8 +135,30 @@ export function registerPlaceTermsFunction(db: Db): void {
   });
 }
 
-/** One row of a term scan, as an array: [place, term, lat, lng, tf, words]. */
-export type TermHit = [number, string, number, number, number, number];
+/** A term of the query: the keyword and the prefixes it is looked up by. */
+export interface TermQuery {
+  word: string;
+  prefixes: readonly string[];
+}
+
+/** `fieldTermScore`'s constants (see keywords.ts), per field in SEARCH_FIELDS order. */
+export interface ScoreConstants {
+  weights: readonly number[];
+  averageTokens: readonly number[];
+  k1: number;
+  k1Plus1: number;
+  b: number;
+  oneMinusB: number;
+  exactBonus: number;
+}
+
+/**
+ * One row of a term scan: [place, lat, lng, tf × 2 + exact, words], where exact is 1 when
+ * the word is one of the scan's `exactWords` (folded into `tf`: one value fewer per row).
+ */
+export type TermHit = [number, number, number, number, number];
+
+const MAX_EXACT_WORDS = 4;
 
 /** Read side of the term index. */
 export class PlaceTermsRepo {
@@ -108,14 +166,23 @@ export class PlaceTermsRepo {
 
   constructor(db: Db) {
     // One seek per cell (the IN list drives the primary key's first column), then a
-    // range over the words that start with the prefix.
+    // range over the words that start with the prefix. Numbers only: turning rows into
+    // JavaScript values is most of the cost (the word itself is compared here instead).
     this.scanStatement = db
-      .prepare("SELECT place, term, lat, lng, tf, words FROM place_terms WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?")
+      .prepare(
+        `SELECT place, lat, lng, tf * 2 + (term IN (?, ?, ?, ?)), words FROM place_terms
+          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`,
+      )
       .raw(true);
   }
 
-  /** Every (place, word) in these cells whose word starts with `prefix`. */
-  scan(cells: readonly number[], prefix: string): IterableIterator<TermHit> {
-    return this.scanStatement.iterate(JSON.stringify(cells), prefix, prefix + "\u{10FFFF}") as IterableIterator<TermHit>;
+  /**
+   * Every (place, word) in these cells whose word starts with `prefix`; `exact` says
+   * whether the word is one of `exactWords` (the keyword and its prefixes, at most four).
+   * `all()` rather than `iterate()`: one call into SQLite instead of one per row.
+   */
+  scan(cells: readonly number[], prefix: string, exactWords: readonly string[]): TermHit[] {
+    const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
+    return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}") as TermHit[];
   }
 }

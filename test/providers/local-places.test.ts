@@ -121,7 +121,6 @@ describe("local place provider", () => {
       const reference = everyPlace
         .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, p) }))
         .filter((r): r is { id: number; score: number; distanceKm: number } => r.score !== undefined && r.distanceKm <= radiusKm)
-        .map((r) => ({ ...r, score: Math.fround(r.score) }))
         .sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
       const cold = new LocalPlaceProvider(db).rankedMatches(VADUZ, radiusKm, keywords);
       expect(reference.length).toBeGreaterThan(0);

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "vitest";
+import { distanceKm } from "../../src/core/geo.js";
 import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
-import { cellOf, cellsOfBox, termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
+import { cellOf, cellsOfCircle, termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
 import { PlacesRepo, type PlaceWrite } from "../../src/store/places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
@@ -42,11 +43,31 @@ describe("place term index (rows)", () => {
     expect(rows.find((r) => r.term === "shop")).toMatchObject({ tf: UNPACKED, words: UNPACKED });
   });
 
-  test("a box's cells contain the cell of every point inside it, edges and ±180° included", () => {
-    const box = { minLat: 47.1, maxLat: 47.2, minLng: 179.9, maxLng: 180 };
-    const cells = new Set(cellsOfBox(box, 1000));
-    for (const [lat, lng] of [[47.1, 179.9], [47.2, 180], [47.15, 179.95], [47.1999, 179.9999]] as const) expect(cells.has(cellOf(lat, lng))).toBe(true);
-    expect(cellsOfBox({ minLat: 89, maxLat: 90, minLng: -180, maxLng: 180 }, 1000)).toBeUndefined();
+  test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
+    for (const [center, radiusKm] of [[{ lat: 47.14, lng: 9.52 }, 5], [{ lat: -17, lng: 179.99 }, 20], [{ lat: 64.1, lng: -21.9 }, 100], [{ lat: 0, lng: 0 }, 1]] as const) {
+      const cells = new Set(cellsOfCircle(center, radiusKm, 1e6));
+      let seed = 1;
+      const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+      let inside = 0;
+      for (let i = 0; i < 5000; i++) {
+        // Points up to 1.2 radii away, many of them right at the edge.
+        const d = radiusKm * (i % 2 ? 1 - random() * 1e-6 : random() * 1.2);
+        const bearing = random() * 2 * Math.PI;
+        const dLat = (d / 111.195) * Math.cos(bearing);
+        const lat = center.lat + dLat;
+        let lng = center.lng + ((d / 111.195) * Math.sin(bearing)) / Math.cos(((center.lat + dLat / 2) * Math.PI) / 180);
+        if (lng > 180) lng -= 360;
+        if (lng < -180) lng += 360;
+        if (distanceKm(center, { lat, lng }) > radiusKm) continue;
+        inside++;
+        expect(cells.has(cellOf(lat, lng))).toBe(true);
+      }
+      expect(inside).toBeGreaterThan(2000);
+    }
+    // About the circle's area, not its bounding box's square.
+    const small = cellsOfCircle({ lat: 47.14, lng: 9.52 }, 5, 1e6)!;
+    expect(small.length).toBeLessThan(((Math.PI * 25) / (1.112 * 1.135)) * 1.5);
+    expect(cellsOfCircle({ lat: 89.9, lng: 0 }, 50, 60_000)).toBeUndefined();
   });
 });
 

@@ -1,12 +1,12 @@
 import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
 import { toLead } from "../../core/lead-bounds.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { SEARCH_FIELDS } from "../../core/search-tokens.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { cellsOfBox, PlaceTermsRepo, UNPACKED, unpackField } from "../../store/place-terms.js";
-import { fieldTermScore, keywordTerms, relevanceScorer, termMatch, type KeywordTerm } from "./keywords.js";
+import { SEARCH_FIELDS } from "../../core/search-tokens.js";
+import { cellsOfCircle, PlaceTermsRepo, UNPACKED, unpackField } from "../../store/place-terms.js";
+import { fieldTermScore, keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
@@ -14,7 +14,7 @@ import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSe
  * longitude), the search reads the R*Tree box instead: there are few places there, and
  * listing hundreds of thousands of cells would cost more than the places.
  */
-const MAX_CELLS = 20_000;
+const MAX_CELLS = 60_000;
 
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
@@ -35,19 +35,6 @@ interface Ranked {
 
 /** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
 export type QueryPlan = "term-index" | "box-scan";
-
-/** What the term index says about one place in the circle, per term and field. */
-interface Accumulator {
-  distanceKm: number;
-  /** Packed field lengths (UNPACKED when a field is too long for the index). */
-  words: number;
-  /** Terms matched so far (a bitmask; at most 8 terms). */
-  matched: number;
-  /** Matching words per (term, field). */
-  tf: Uint16Array;
-  /** Whether a matching word is the keyword itself, per (term, field). */
-  exact: Uint8Array;
-}
 
 const FIELDS = SEARCH_FIELDS.length;
 
@@ -92,13 +79,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
     const terms = keywordTerms(keywords);
     if (terms.length === 0) return [];
-    const boxes = circleBoxes(center, radiusKm);
-    const cells: number[] = [];
-    for (const box of boxes) {
-      const some = cellsOfBox(box, MAX_CELLS - cells.length);
-      if (!some) return this.boxScan(center, radiusKm, terms);
-      cells.push(...some);
-    }
+    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    if (!cells) return this.boxScan(center, radiusKm, terms);
     this.lastPlan = "term-index";
     return sortRanked(this.termIndexMatches(cells, center, radiusKm, terms));
   }
@@ -107,19 +89,29 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * The term-index plan: for each term, one range scan of the words it prefixes in each
    * cell; places outside the circle are dropped on their first row, places missing a
    * term after that term's scan. Scores come from the counts stored in the index through
-   * the scorer's own `fieldTermScore`, so no place text is read.
+   * the scorer's own `fieldTermScore`, in the scorer's order, so no place text is read
+   * and the scores are the same bits.
    */
   private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
     const [first, second] = circleBoxes(center, radiusKm);
     const { minLat, maxLat } = first!;
-    const found = new Map<number, Accumulator>();
+    const width = terms.length * FIELDS;
+    // One slot per place in the circle, in flat arrays (thousands of places: no object each).
+    const slotOf = new Map<number, number>();
+    const places: number[] = [];
+    const distances: number[] = [];
+    const lengths: number[] = [];
+    const matched: number[] = [];
+    const tfs: number[] = []; // matching words per (slot, term, field)
+    const exacts: number[] = []; // 1 when one of them is the keyword itself
     const point = { lat: 0, lng: 0 };
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t]!;
+      const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
-        for (const [place, word, lat, lng, tf, words] of this.terms.scan(cells, prefix)) {
-          let acc = found.get(place);
-          if (!acc) {
+        for (const [place, lat, lng, tfExact, words] of this.terms.scan(cells, prefix, exactWords)) {
+          let slot = slotOf.get(place);
+          if (slot === undefined) {
             // Only the first term admits places: a place without it cannot match.
             if (t > 0) continue;
             // Cells overhang the circle: test the box inline, then the exact distance.
@@ -129,46 +121,56 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
             point.lng = lng;
             const d = distanceKm(center, point);
             if (d > radiusKm) continue;
-            acc = { distanceKm: d, words, matched: 0, tf: new Uint16Array(terms.length * FIELDS), exact: new Uint8Array(terms.length * FIELDS) };
-            found.set(place, acc);
+            slot = places.length;
+            slotOf.set(place, slot);
+            places.push(place);
+            distances.push(d);
+            lengths.push(words);
+            matched.push(0);
+            for (let i = 0; i < width; i++) {
+              tfs.push(0);
+              exacts.push(0);
+            }
           }
-          acc.matched |= 1 << t;
+          matched[slot] = matched[slot]! | (1 << t);
+          const exact = tfExact % 2 !== 0;
+          const tf = Math.floor(tfExact / 2);
           if (tf === UNPACKED) continue;
-          const exact = termMatch(term, word).exact;
+          const base = slot * width + t * FIELDS;
           for (let f = 0; f < FIELDS; f++) {
             const n = unpackField(tf, f);
             if (n === 0) continue;
-            acc.tf[t * FIELDS + f]! += n;
-            if (exact) acc.exact[t * FIELDS + f] = 1;
+            tfs[base + f]! += n;
+            if (exact) exacts[base + f] = 1;
           }
         }
       }
-      // Drop the places this term did not match (they can never match all terms).
-      for (const [place, acc] of found) if (!(acc.matched & (1 << t))) found.delete(place);
     }
+    const all = (1 << terms.length) - 1;
     const ranked: Ranked[] = [];
     const unpacked: number[] = [];
-    for (const [place, acc] of found) {
-      if (acc.words === UNPACKED) {
-        unpacked.push(place);
+    for (let slot = 0; slot < places.length; slot++) {
+      if (matched[slot] !== all) continue;
+      if (lengths[slot] === UNPACKED) {
+        unpacked.push(places[slot]!);
         continue;
       }
-      const score = indexScore(acc, terms.length);
-      if (score !== undefined) ranked.push({ id: place, score, distanceKm: acc.distanceKm });
+      const score = indexScore(lengths[slot]!, tfs, exacts, slot * width, terms.length);
+      if (score !== undefined) ranked.push({ id: places[slot]!, score, distanceKm: distances[slot]! });
     }
     // A place with a field of 1,024+ words: its counts did not fit the index; score its text.
     if (unpacked.length > 0) {
       const score = relevanceScorer(terms);
       for (const c of this.repo.candidatesByIds(unpacked)) {
         const s = score(c);
-        if (s !== undefined) ranked.push({ id: c.id, score: Math.fround(s), distanceKm: found.get(c.id)!.distanceKm });
+        if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: distances[slotOf.get(c.id)!]! });
       }
     }
     return ranked;
   }
 
-  /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. */
-  private boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+  /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. Public for the bench. */
+  boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
     this.lastPlan = "box-scan";
     const score = relevanceScorer(terms);
     const ranked: Ranked[] = [];
@@ -176,7 +178,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const d = distanceKm(center, c);
       if (d > radiusKm) continue;
       const s = score(c);
-      if (s !== undefined) ranked.push({ id: c.id, score: Math.fround(s), distanceKm: d });
+      if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
     }
     return sortRanked(ranked);
   }
@@ -212,25 +214,22 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 }
 
-/**
- * `relevanceScorer`'s sum, from the index's counts: terms in order, fields in order,
- * the same `fieldTermScore`. Rounded to single precision as both plans do, so that
- * scores equal to float noise tie and fall back to distance the same way everywhere.
- */
-function indexScore(acc: Accumulator, termCount: number): number | undefined {
+/** `relevanceScorer`'s sum from the index's counts: terms in order, fields in order, the same `fieldTermScore`. */
+function indexScore(lengths: number, tfs: readonly number[], exacts: readonly number[], base: number, termCount: number): number | undefined {
   let total = 0;
   for (let t = 0; t < termCount; t++) {
     let termScore = 0;
     for (let f = 0; f < FIELDS; f++) {
-      const words = unpackField(acc.words, f);
-      const tf = acc.tf[t * FIELDS + f]!;
+      const words = unpackField(lengths, f);
+      const i = base + t * FIELDS + f;
+      const tf = tfs[i]!;
       if (words === 0 || tf === 0) continue;
-      termScore += fieldTermScore(f, tf, words, acc.exact[t * FIELDS + f] === 1);
+      termScore += fieldTermScore(f, tf, words, exacts[i] === 1);
     }
     if (termScore === 0) return undefined;
     total += termScore;
   }
-  return Math.fround(total);
+  return total;
 }
 
 function sortRanked(ranked: Ranked[]): Ranked[] {

@@ -20,7 +20,7 @@ export const placeTerms: Migration = {
     registerPlaceTermsFunction(db);
     db.exec(`
       CREATE TABLE place_terms (
-        cell INTEGER NOT NULL,   -- grid cell of the place (CELL_DEG degrees square)
+        cell INTEGER NOT NULL,   -- grid cell of the place (CELL_LAT_DEG × CELL_LNG_DEG)
         term TEXT NOT NULL,      -- one word of name, categories, cuisine, brand or description, folded
         place INTEGER NOT NULL,  -- places.id
         lat REAL NOT NULL,
