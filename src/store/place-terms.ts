@@ -135,23 +135,6 @@ export function registerPlaceTermsFunction(db: Db): void {
   });
 }
 
-/** A term of the query: the keyword and the prefixes it is looked up by. */
-export interface TermQuery {
-  word: string;
-  prefixes: readonly string[];
-}
-
-/** `fieldTermScore`'s constants (see keywords.ts), per field in SEARCH_FIELDS order. */
-export interface ScoreConstants {
-  weights: readonly number[];
-  averageTokens: readonly number[];
-  k1: number;
-  k1Plus1: number;
-  b: number;
-  oneMinusB: number;
-  exactBonus: number;
-}
-
 /**
  * One row of a term scan: [place, lat, lng, tf × 2 + exact, words], where exact is 1 when
  * the word is one of the scan's `exactWords` (folded into `tf`: one value fewer per row).
@@ -182,6 +165,7 @@ export class PlaceTermsRepo {
    * `all()` rather than `iterate()`: one call into SQLite instead of one per row.
    */
   scan(cells: readonly number[], prefix: string, exactWords: readonly string[]): TermHit[] {
+    if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
     const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
     return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}") as TermHit[];
   }

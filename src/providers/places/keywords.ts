@@ -67,26 +67,10 @@ const AVERAGE_TOKENS: Record<SearchField, number> = { name: 3, category_text: 2,
  * index instead of the text), so both rank identically to the last bit.
  */
 export function fieldTermScore(field: number, tf: number, words: number, exact: boolean): number {
-  const c = SCORE_CONSTANTS;
-  const norm = c.oneMinusB + (c.b * words) / c.averageTokens[field]!;
-  return c.weights[field]! * ((tf * c.k1Plus1) / (tf + c.k1 * norm)) * (exact ? c.exactBonus : 1);
+  const name = SEARCH_FIELDS[field]!;
+  const norm = 1 - B + (B * words) / AVERAGE_TOKENS[name];
+  return FIELD_WEIGHTS[name] * ((tf * (K1 + 1)) / (tf + K1 * norm)) * (exact ? 1.2 : 1);
 }
-
-/**
- * The constants of `fieldTermScore`, already computed (`K1 + 1` is not the literal 2.2 in
- * binary), per field in SEARCH_FIELDS order. The term-index query evaluates the same
- * expression in SQL with these bound, operation for operation: +, *, / of IEEE doubles
- * round identically in SQLite and JavaScript, so both give the same bits.
- */
-export const SCORE_CONSTANTS = {
-  weights: SEARCH_FIELDS.map((f) => FIELD_WEIGHTS[f]),
-  averageTokens: SEARCH_FIELDS.map((f) => AVERAGE_TOKENS[f]),
-  k1: K1,
-  k1Plus1: K1 + 1,
-  b: B,
-  oneMinusB: 1 - B,
-  exactBonus: 1.2,
-} as const;
 
 /** Whether a word of a place matches a term (prefix), and whether it is the keyword itself. */
 export function termMatch(term: KeywordTerm, word: string): { matches: boolean; exact: boolean } {

@@ -109,7 +109,15 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
-        for (const [place, lat, lng, tfExact, words] of this.terms.scan(cells, prefix, exactWords)) {
+        const hits = this.terms.scan(cells, prefix, exactWords);
+        // Indexed access: array destructuring goes through the iterator protocol per row.
+        for (let h = 0; h < hits.length; h++) {
+          const hit = hits[h]!;
+          const place = hit[0];
+          const lat = hit[1];
+          const lng = hit[2];
+          const tfExact = hit[3];
+          const words = hit[4];
           let slot = slotOf.get(place);
           if (slot === undefined) {
             // Only the first term admits places: a place without it cannot match.
