@@ -29,7 +29,7 @@ const toRad = (deg: number) => (deg * Math.PI) / 180;
 const toDeg = (rad: number) => (rad * 180) / Math.PI;
 
 /** Per-field counts are packed in base 1024 (5 × 10 bits = 50 bits, exact in a double). */
-const FIELD_BASE = 1024;
+export const FIELD_BASE = 1024;
 /** `tf`/`words` of a place with a field longer than the packing holds: rank it from its text instead. */
 export const UNPACKED = -1;
 

@@ -131,6 +131,30 @@ describe("local place provider", () => {
     }
   });
 
+  it("pages through many matches and many duplicates exactly as the full ranking says", async () => {
+    const places: TestPlace[] = [];
+    // 60 records of one business (same name, within metres) at the centre: they rank first.
+    for (let i = 0; i < 60; i++) places.push({ placeId: `dup:${i}`, name: "Pizzeria Pizzeria", lat: VADUZ.lat + i * 1e-6, lng: VADUZ.lng, categories: ["pizzeria"] });
+    for (let i = 0; i < 300; i++) places.push({ placeId: `p:${i}`, name: `Pizzeria ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, ((i * 37) % 17) * 0.25, ((i * 53) % 13) * 0.25), categories: ["restaurant"] });
+    const { local } = provider(places);
+    const full = local.rankedMatches(VADUZ, 5, "pizzeria");
+    expect(full.length).toBe(360);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "pizzeria", cursor, signal });
+      seen.push(...page.leads.map((l) => l.placeId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 30);
+    // One record of the duplicated business, then every other place in ranking order.
+    expect(seen.filter((id) => id.startsWith("dup:"))).toEqual(["dup:0"]);
+    expect(seen.length).toBe(301);
+    const placeIdOf = new Map(places.map((p, i) => [i + 1, p.placeId]));
+    expect(seen.filter((id) => !id.startsWith("dup:"))).toEqual(full.map((r) => placeIdOf.get(r.id)!).filter((id) => !id.startsWith("dup:")));
+  });
+
   it("sees places added, renamed and removed on the next search (no state to invalidate)", async () => {
     const places: TestPlace[] = Array.from({ length: 30 }, (_, i) => ({ placeId: `r:${i}`, name: `Bistro ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, 40 + i, 0), categories: ["restaurant"] }));
     const { instance, local } = provider(places);

@@ -5,7 +5,7 @@ import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
 import { SEARCH_FIELDS } from "../../core/search-tokens.js";
-import { cellsOfCircle, PlaceTermsRepo, UNPACKED, unpackField } from "../../store/place-terms.js";
+import { cellsOfCircle, FIELD_BASE, PlaceTermsRepo, UNPACKED } from "../../store/place-terms.js";
 import { fieldTermScore, keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
@@ -59,11 +59,14 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
     request.signal.throwIfAborted();
     const offset = parseCursor(request.cursor);
-    const ranked = this.rankedMatches(request.center, request.radiusKm, request.keywords);
+    const matches = this.matches(request.center, request.radiusKm, request.keywords);
     request.signal.throwIfAborted();
-    const { leads, consumed } = this.pageOf(ranked, offset);
-    const hasMore = consumed < ranked.length;
-    return { leads, nextCursor: hasMore ? `o:${offset + leads.length}` : null };
+    // Only the head of the ranking is ordered (room for duplicates included); all of it
+    // only when duplicates ate that room.
+    let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16), offset);
+    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(sortRanked(matches), offset);
+    const hasMore = page.consumed < matches.length;
+    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null };
   }
 
   async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
@@ -77,12 +80,17 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * one order.
    */
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
+    return sortRanked(this.matches(center, radiusKm, keywords));
+  }
+
+  /** The matches inside the circle with their relevance and distance, in no order. */
+  private matches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
     const terms = keywordTerms(keywords);
     if (terms.length === 0) return [];
     const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
     if (!cells) return this.boxScan(center, radiusKm, terms);
     this.lastPlan = "term-index";
-    return sortRanked(this.termIndexMatches(cells, center, radiusKm, terms));
+    return this.termIndexMatches(cells, center, radiusKm, terms);
   }
 
   /**
@@ -96,33 +104,41 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     const [first, second] = circleBoxes(center, radiusKm);
     const { minLat, maxLat } = first!;
     const width = terms.length * FIELDS;
-    // One slot per place in the circle, in flat arrays (thousands of places: no object each).
+    // One slot per place in the circle, in flat arrays sized by the first term's rows
+    // (thousands of places: no object or array each).
     const slotOf = new Map<number, number>();
     const places: number[] = [];
     const distances: number[] = [];
     const lengths: number[] = [];
     const matched: number[] = [];
-    const tfs: number[] = []; // matching words per (slot, term, field)
-    const exacts: number[] = []; // 1 when one of them is the keyword itself
+    let tfs = new Uint32Array(0); // matching words per (slot, term, field)
+    let exacts = new Uint8Array(0); // 1 when one of them is the keyword itself
     const point = { lat: 0, lng: 0 };
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
         const hits = this.terms.scan(cells, prefix, exactWords);
+        if (t === 0 && tfs.length < (places.length + hits.length) * width) {
+          const grown = new Uint32Array((places.length + hits.length) * width);
+          grown.set(tfs);
+          tfs = grown;
+          const grownExacts = new Uint8Array(grown.length);
+          grownExacts.set(exacts);
+          exacts = grownExacts;
+        }
         // Indexed access: array destructuring goes through the iterator protocol per row.
         for (let h = 0; h < hits.length; h++) {
           const hit = hits[h]!;
           const place = hit[0];
-          const lat = hit[1];
-          const lng = hit[2];
           const tfExact = hit[3];
-          const words = hit[4];
           let slot = slotOf.get(place);
           if (slot === undefined) {
             // Only the first term admits places: a place without it cannot match.
             if (t > 0) continue;
             // Cells overhang the circle: test the box inline, then the exact distance.
+            const lat = hit[1];
+            const lng = hit[2];
             if (lat < minLat || lat > maxLat) continue;
             if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
             point.lat = lat;
@@ -133,20 +149,18 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
             slotOf.set(place, slot);
             places.push(place);
             distances.push(d);
-            lengths.push(words);
+            lengths.push(hit[4]);
             matched.push(0);
-            for (let i = 0; i < width; i++) {
-              tfs.push(0);
-              exacts.push(0);
-            }
           }
           matched[slot] = matched[slot]! | (1 << t);
           const exact = tfExact % 2 !== 0;
-          const tf = Math.floor(tfExact / 2);
-          if (tf === UNPACKED) continue;
+          let rest = Math.floor(tfExact / 2);
+          if (rest === UNPACKED) continue;
+          // Base-1024 digits of the packed counts, field by field.
           const base = slot * width + t * FIELDS;
-          for (let f = 0; f < FIELDS; f++) {
-            const n = unpackField(tf, f);
+          for (let f = 0; f < FIELDS && rest > 0; f++) {
+            const n = rest % FIELD_BASE;
+            rest = (rest - n) / FIELD_BASE;
             if (n === 0) continue;
             tfs[base + f]! += n;
             if (exact) exacts[base + f] = 1;
@@ -188,7 +202,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const s = score(c);
       if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
     }
-    return sortRanked(ranked);
+    return ranked;
   }
 
   /**
@@ -223,16 +237,20 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 }
 
 /** `relevanceScorer`'s sum from the index's counts: terms in order, fields in order, the same `fieldTermScore`. */
-function indexScore(lengths: number, tfs: readonly number[], exacts: readonly number[], base: number, termCount: number): number | undefined {
+function indexScore(lengths: number, tfs: Uint32Array, exacts: Uint8Array, base: number, termCount: number): number | undefined {
+  const words = [0, 0, 0, 0, 0];
+  for (let f = 0, rest = lengths; f < FIELDS; f++) {
+    words[f] = rest % FIELD_BASE;
+    rest = (rest - words[f]!) / FIELD_BASE;
+  }
   let total = 0;
   for (let t = 0; t < termCount; t++) {
     let termScore = 0;
     for (let f = 0; f < FIELDS; f++) {
-      const words = unpackField(lengths, f);
       const i = base + t * FIELDS + f;
       const tf = tfs[i]!;
-      if (words === 0 || tf === 0) continue;
-      termScore += fieldTermScore(f, tf, words, exacts[i] === 1);
+      if (words[f] === 0 || tf === 0) continue;
+      termScore += fieldTermScore(f, tf, words[f]!, exacts[i] === 1);
     }
     if (termScore === 0) return undefined;
     total += termScore;
@@ -240,8 +258,35 @@ function indexScore(lengths: number, tfs: readonly number[], exacts: readonly nu
   return total;
 }
 
+/** The ranking order: relevance, then distance, then id (a total order: ids are unique). */
+function compareRanked(a: Ranked, b: Ranked): number {
+  return b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id;
+}
+
 function sortRanked(ranked: Ranked[]): Ranked[] {
-  return ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
+  return ranked.sort(compareRanked);
+}
+
+/**
+ * The first `top` of `sortRanked(all)`, exactly (the order is total), without sorting
+ * thousands of matches for one page: a sorted array of the best so far, binary insertion.
+ */
+function bestFirst(all: readonly Ranked[], top: number): Ranked[] {
+  if (all.length <= top * 4) return sortRanked([...all]);
+  const best: Ranked[] = [];
+  for (const r of all) {
+    if (best.length === top && compareRanked(r, best[top - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareRanked(best[mid]!, r) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, r);
+    if (best.length > top) best.pop();
+  }
+  return best;
 }
 
 function parseJson(text: string | null): unknown {
