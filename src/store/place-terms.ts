@@ -151,22 +151,52 @@ export class PlaceTermsRepo {
     // One seek per cell (the IN list drives the primary key's first column), then a
     // range over the words that start with the prefix. Numbers only: turning rows into
     // JavaScript values is most of the cost (the word itself is compared here instead).
+    // The last condition drops rows of the cells' overhang that are surely outside the
+    // circle (see `outsideBound`) before they cost a conversion.
     this.scanStatement = db
       .prepare(
         `SELECT place, lat, lng, tf * 2 + (term IN (?, ?, ?, ?)), words FROM place_terms
-          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`,
+          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?
+            AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
+              * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6) <= @h`,
       )
       .raw(true);
   }
 
   /**
-   * Every (place, word) in these cells whose word starts with `prefix`; `exact` says
-   * whether the word is one of `exactWords` (the keyword and its prefixes, at most four).
-   * `all()` rather than `iterate()`: one call into SQLite instead of one per row.
+   * Every (place, word) in these cells whose word starts with `prefix` and that may lie
+   * within `radiusKm` of the centre; `exact` says whether the word is one of
+   * `exactWords` (the keyword and its prefixes, at most four). `all()` rather than
+   * `iterate()`: one call into SQLite instead of one per row.
    */
-  scan(cells: readonly number[], prefix: string, exactWords: readonly string[]): TermHit[] {
+  scan(cells: readonly number[], prefix: string, exactWords: readonly string[], center: { lat: number; lng: number }, radiusKm: number): TermHit[] {
     if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
     const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
-    return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}") as TermHit[];
+    return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}", outsideBound(center, radiusKm)) as TermHit[];
   }
+}
+
+/**
+ * Parameters of a test that never drops a point of the circle. With a = Δφ/2 and b = Δλ/2
+ * (radians), the haversine is h = sin²a + cos φ0 cos φ sin²b, inside iff h ≤ sin²(r/2).
+ * Since |sin x| ≥ |x − x³/6| for |x| ≤ √6 and cos φ ≥ its least value over the circle's
+ * latitudes, (a − a³/6)² + cos φ0 · cos φ_far · (b − b³/6)² ≤ h: a row is dropped only
+ * when even this lower bound exceeds sin²(r/2) (times a hair for rounding). Off (h = ∞)
+ * when the circle crosses ±180° (Δλ wraps) or reaches a pole.
+ */
+function outsideBound(center: { lat: number; lng: number }, radiusKm: number): { lat: number; lng: number; k: number; cc: number; h: number } {
+  const r = radiusKm / EARTH_RADIUS_KM;
+  const dLat = toDeg(r) * 1.0001;
+  const farLat = Math.abs(center.lat) + dLat;
+  const dLng = farLat >= 90 ? 360 : (dLat / Math.cos(toRad(farLat))) * 1.0001;
+  const off = farLat >= 89 || center.lng - dLng < -180 || center.lng + dLng > 180;
+  return {
+    lat: center.lat,
+    lng: center.lng,
+    k: Math.PI / 360,
+    cc: Math.cos(toRad(center.lat)) * Math.cos(toRad(Math.min(90, farLat))),
+    h: off ? Number.MAX_VALUE : Math.sin(r / 2) ** 2 * (1 + 1e-6),
+  };
 }

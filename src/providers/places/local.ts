@@ -118,7 +118,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
-        const hits = this.terms.scan(cells, prefix, exactWords);
+        const hits = this.terms.scan(cells, prefix, exactWords, center, radiusKm);
         if (t === 0 && tfs.length < (places.length + hits.length) * width) {
           const grown = new Uint32Array((places.length + hits.length) * width);
           grown.set(tfs);
