@@ -171,6 +171,28 @@ describe("local place provider", () => {
     expect(local.rankedMatches(elsewhere, 2, "trattoria")).toEqual([]);
   });
 
+  it("keeps places just inside the circle's edge in every direction and drops those just outside", async () => {
+    for (const [center, radiusKm] of [[{ lat: 60.2, lng: 24.9 }, 100], [{ lat: -45.9, lng: 170.5 }, 25], [{ lat: 0.1, lng: -78.5 }, 1]] as const) {
+      const places: TestPlace[] = [];
+      for (let i = 0; i < 72; i++) {
+        const bearing = (i * 5 * Math.PI) / 180;
+        for (const [tag, factor] of [["in", 0.99999], ["out", 1.0001]] as const) {
+          // Destination point on the sphere (the inverse of the haversine).
+          const d = (radiusKm * factor) / 6371.0088;
+          const phi1 = (center.lat * Math.PI) / 180;
+          const phi2 = Math.asin(Math.sin(phi1) * Math.cos(d) + Math.cos(phi1) * Math.sin(d) * Math.cos(bearing));
+          const lambda = (center.lng * Math.PI) / 180 + Math.atan2(Math.sin(bearing) * Math.sin(d) * Math.cos(phi1), Math.cos(d) - Math.sin(phi1) * Math.sin(phi2));
+          places.push({ placeId: `${tag}:${i}`, name: `Edge Shop ${i}`, lat: (phi2 * 180) / Math.PI, lng: (lambda * 180) / Math.PI, categories: ["shop"] });
+        }
+      }
+      const { local } = provider(places);
+      const inside = places.filter((p) => distanceKm(center, p) <= radiusKm).length;
+      expect(inside).toBe(72);
+      expect(local.rankedMatches(center, radiusKm, "edge shop")).toHaveLength(72);
+      expect(local.lastPlan).toBe("term-index");
+    }
+  });
+
   it("finds places on both sides of the antimeridian", async () => {
     const { local } = provider([
       { placeId: "east", name: "Fiji Dive Shop", lat: -17.0, lng: 179.99, categories: ["dive centre"] },
