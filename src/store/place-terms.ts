@@ -16,8 +16,8 @@ import type { Db } from "./db.js";
 /**
  * Grid step in degrees: 0.01° of latitude (1.1 km) by 0.015° of longitude (1.1 km at 47°N).
  * Small cells keep the rows read close to the rows inside the circle (a 5 km circle
- * touches ~90 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
- * 100 km circle (~30,000 cells) pays tens of milliseconds in seeks next to its rows.
+ * touches ~85 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
+ * 100 km circle (~25,000 cells) pays tens of milliseconds in seeks next to its rows.
  */
 export const CELL_LAT_DEG = 0.01;
 export const CELL_LNG_DEG = 0.015;
