@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { MIGRATIONS, type Migration } from "./migrations/index.js";
+import { registerPlaceTermsFunction } from "./place-terms.js";
 
 export type Db = Database.Database;
 
@@ -35,6 +36,8 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     // 64 MiB page cache (allocated as used) instead of 2 MiB: the contacts' trigram index
     // is a few hundred MB at 100k contacts and thrashes a small cache on inserts and searches.
     db.pragma("cache_size = -65536");
+    // The place_terms triggers (migration 011) call it on every place write.
+    registerPlaceTermsFunction(db);
     migrate(db, migrations);
     return db;
   } catch (err) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead } from "../../src/core/schemas/lead.js";
-import { ftsQuery, keywordTerms } from "../../src/providers/places/keywords.js";
+import { keywordTerms, relevanceScorer } from "../../src/providers/places/keywords.js";
 import { LocalPlaceProvider } from "../../src/providers/places/local.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { insertPlaces, offsetKm, VADUZ, vaduzPlaces, type TestPlace } from "../helpers/places.js";
@@ -22,8 +22,8 @@ describe("keyword terms", () => {
     expect(keywordTerms("glass").map((t) => t.prefixes)).toEqual([["glass"]]);
   });
 
-  it("quotes every term so user text is never FTS syntax", () => {
-    expect(ftsQuery(keywordTerms('pizza" OR x* NEAR(a'))).toBe('"pizza"* AND "or"* AND "near"*');
+  it("reads user text as plain words (no query syntax exists to inject)", () => {
+    expect(keywordTerms('pizza" OR x* NEAR(a').map((t) => t.word)).toEqual(["pizza", "or", "near"]);
   });
 });
 
@@ -102,39 +102,131 @@ describe("local place provider", () => {
     expect(page.leads).toHaveLength(1);
   });
 
-  it("chooses box-first for a common keyword in a small circle and FTS-first for a rare one", async () => {
-    const places: TestPlace[] = [];
-    for (let i = 0; i < 400; i++) {
-      places.push({ placeId: `n:${i}`, name: `Shop ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, 20 + (i % 20), Math.floor(i / 20)), categories: ["restaurant"] });
+  it("answers from the term index exactly what scoring every place's text answers, cold and warm alike", async () => {
+    const names = ["Pizzeria Roma", "Ristorante Italia", "Restaurant Restaurant Zum Löwen", "Café Wolf", "Restaurants & Bar", "Bistro", "Wolf Restauration"];
+    const places: TestPlace[] = Array.from({ length: 300 }, (_, i) => ({
+      placeId: `n:${i}`,
+      name: `${names[i % names.length]} ${i % 5 === 0 ? "Restaurant" : ""}`.trim(),
+      ...offsetKm(VADUZ.lat, VADUZ.lng, ((i * 37) % 23) - 11, ((i * 53) % 19) - 9),
+      categories: i % 3 === 0 ? ["restaurant", "italian restaurant"] : i % 3 === 1 ? ["cafe"] : ["bar"],
+      description: i % 4 === 0 ? "Italian restaurant with a garden" : undefined,
+    }));
+    const { instance, local } = provider(places);
+    const db = instance.services.deps.db;
+    const everyPlace = db.prepare("SELECT id, lat, lng, name, category_text, cuisine, brand, description FROM places").all() as {
+      id: number; lat: number; lng: number; name: string; category_text: string; cuisine: string | null; brand: string | null; description: string | null;
+    }[];
+    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6]] as const) {
+      const score = relevanceScorer(keywordTerms(keywords));
+      const reference = everyPlace
+        .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, p) }))
+        .filter((r): r is { id: number; score: number; distanceKm: number } => r.score !== undefined && r.distanceKm <= radiusKm)
+        .sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
+      const cold = new LocalPlaceProvider(db).rankedMatches(VADUZ, radiusKm, keywords);
+      expect(reference.length).toBeGreaterThan(0);
+      expect(cold).toEqual(reference);
+      expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(reference);
+      expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(cold);
+      expect(local.lastPlan).toBe("term-index");
     }
-    places.push({ placeId: "n:near", name: "Near Restaurant", ...VADUZ, categories: ["restaurant"] });
-    places.push({ placeId: "n:rare", name: "Glassblower", ...VADUZ, categories: ["craft"] });
-    const { local } = provider(places);
-    const common = local.rankedMatches(VADUZ, 5, "restaurant");
-    expect(local.lastPlan).toBe("box-first");
-    expect(common).toHaveLength(1);
-    // Searched again: the keyword's match list is built once, then reused; same answer.
-    expect(local.rankedMatches(VADUZ, 5, "restaurant")).toEqual(common);
-    expect(local.lastPlan).toBe("fts-first");
-    expect(local.rankedMatches(VADUZ, 5, "restaurant")).toEqual(common);
-    expect(local.lastPlan).toBe("cached");
-    const rare = local.rankedMatches(VADUZ, 100, "glassblower");
-    expect(local.lastPlan).toBe("fts-first");
-    expect(rare).toHaveLength(1);
   });
 
-  it("reuses a keyword's match list for later searches and drops it when the index changes", async () => {
+  it("pages through many matches and many duplicates exactly as the full ranking says", async () => {
+    const places: TestPlace[] = [];
+    // 60 records of one business (same name, within metres) at the centre: they rank first.
+    for (let i = 0; i < 60; i++) places.push({ placeId: `dup:${i}`, name: "Pizzeria Pizzeria", lat: VADUZ.lat + i * 1e-6, lng: VADUZ.lng, categories: ["pizzeria"] });
+    for (let i = 0; i < 300; i++) places.push({ placeId: `p:${i}`, name: `Pizzeria ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, ((i * 37) % 17) * 0.25, ((i * 53) % 13) * 0.25), categories: ["restaurant"] });
+    const { local } = provider(places);
+    const full = local.rankedMatches(VADUZ, 5, "pizzeria");
+    expect(full.length).toBe(360);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "pizzeria", cursor, signal });
+      seen.push(...page.leads.map((l) => l.placeId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 30);
+    // One record of the duplicated business, then every other place in ranking order.
+    expect(seen.filter((id) => id.startsWith("dup:"))).toEqual(["dup:0"]);
+    expect(seen.length).toBe(301);
+    const placeIdOf = new Map(places.map((p, i) => [i + 1, p.placeId]));
+    expect(seen.filter((id) => !id.startsWith("dup:"))).toEqual(full.map((r) => placeIdOf.get(r.id)!).filter((id) => !id.startsWith("dup:")));
+  });
+
+  it("sees places added, renamed and removed on the next search (no state to invalidate)", async () => {
     const places: TestPlace[] = Array.from({ length: 30 }, (_, i) => ({ placeId: `r:${i}`, name: `Bistro ${i}`, ...offsetKm(VADUZ.lat, VADUZ.lng, 40 + i, 0), categories: ["restaurant"] }));
     const { instance, local } = provider(places);
+    const db = instance.services.deps.db;
     expect(local.rankedMatches(VADUZ, 100, "bistro")).toHaveLength(30);
-    expect(local.lastPlan).toBe("fts-first");
     const elsewhere = offsetKm(VADUZ.lat, VADUZ.lng, 55, 0);
     expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(3);
-    expect(local.lastPlan).toBe("cached");
-    insertPlaces(instance.services.deps.db, [{ placeId: "r:new", name: "Bistro Neu", ...elsewhere, categories: ["restaurant"] }]);
-    const after = local.rankedMatches(elsewhere, 2, "bistro");
-    expect(local.lastPlan).not.toBe("cached");
-    expect(after).toHaveLength(4);
+    insertPlaces(db, [{ placeId: "r:new", name: "Bistro Neu", ...elsewhere, categories: ["restaurant"] }]);
+    expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(4);
+    db.prepare("UPDATE places SET name = 'Trattoria Neu' WHERE place_id = 'r:new'").run();
+    expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(3);
+    expect(local.rankedMatches(elsewhere, 2, "trattoria")).toHaveLength(1);
+    db.prepare("DELETE FROM places WHERE place_id = 'r:new'").run();
+    expect(local.rankedMatches(elsewhere, 2, "trattoria")).toEqual([]);
+  });
+
+  it("keeps places just inside the circle's edge in every direction and drops those just outside", async () => {
+    for (const [center, radiusKm] of [[{ lat: 60.2, lng: 24.9 }, 100], [{ lat: -45.9, lng: 170.5 }, 25], [{ lat: 0.1, lng: -78.5 }, 1]] as const) {
+      const places: TestPlace[] = [];
+      for (let i = 0; i < 72; i++) {
+        const bearing = (i * 5 * Math.PI) / 180;
+        for (const [tag, factor] of [["in", 0.99999], ["out", 1.0001]] as const) {
+          // Destination point on the sphere (the inverse of the haversine).
+          const d = (radiusKm * factor) / 6371.0088;
+          const phi1 = (center.lat * Math.PI) / 180;
+          const phi2 = Math.asin(Math.sin(phi1) * Math.cos(d) + Math.cos(phi1) * Math.sin(d) * Math.cos(bearing));
+          const lambda = (center.lng * Math.PI) / 180 + Math.atan2(Math.sin(bearing) * Math.sin(d) * Math.cos(phi1), Math.cos(d) - Math.sin(phi1) * Math.sin(phi2));
+          places.push({ placeId: `${tag}:${i}`, name: `Edge Shop ${i}`, lat: (phi2 * 180) / Math.PI, lng: (lambda * 180) / Math.PI, categories: ["shop"] });
+        }
+      }
+      const { local } = provider(places);
+      const inside = places.filter((p) => distanceKm(center, p) <= radiusKm).length;
+      expect(inside).toBe(72);
+      expect(local.rankedMatches(center, radiusKm, "edge shop")).toHaveLength(72);
+      expect(local.lastPlan).toBe("term-index");
+    }
+  });
+
+  it("finds places on both sides of the antimeridian", async () => {
+    const { local } = provider([
+      { placeId: "east", name: "Fiji Dive Shop", lat: -17.0, lng: 179.99, categories: ["dive centre"] },
+      { placeId: "west", name: "Taveuni Dive", lat: -17.0, lng: -179.99, categories: ["dive centre"] },
+    ]);
+    const page = await local.search({ center: { lat: -17.0, lng: 180 }, radiusKm: 5, keywords: "dive", cursor: null, signal });
+    expect(page.leads.map((l) => l.placeId).sort()).toEqual(["east", "west"]);
+    expect(local.lastPlan).toBe("term-index");
+  });
+
+  it("near a pole, where a circle spans every longitude, scans the box with the same ranking", async () => {
+    const { local } = provider([
+      { placeId: "far", name: "Polar Station Cafe", lat: 89.6, lng: 10, categories: ["cafe"] },
+      { placeId: "near", name: "North Cafe", lat: 89.9, lng: -120, categories: ["cafe"] },
+      { placeId: "out", name: "South Cafe", lat: 88.0, lng: 0, categories: ["cafe"] },
+    ]);
+    const ranked = local.rankedMatches({ lat: 90, lng: 0 }, 50, "cafe");
+    expect(local.lastPlan).toBe("box-scan");
+    expect(ranked.map((r) => r.distanceKm < 50)).toEqual([true, true]);
+    const page = await local.search({ center: { lat: 90, lng: 0 }, radiusKm: 50, keywords: "cafe", cursor: null, signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["near", "far"]);
+  });
+
+  it("ranks a place whose description is too long for the index's counts from its text", async () => {
+    const long = Array.from({ length: 1100 }, (_, i) => (i % 100 === 0 ? "bakery" : `word${i}`)).join(" ");
+    const { local } = provider([
+      { placeId: "long", name: "Brot", ...VADUZ, categories: ["shop"], description: long },
+      { placeId: "plain", name: "Beck Bakery", ...offsetKm(VADUZ.lat, VADUZ.lng, 1, 0), categories: ["bakery"] },
+    ]);
+    const ranked = local.rankedMatches(VADUZ, 5, "bakery");
+    expect(ranked).toHaveLength(2);
+    expect(ranked[1]!.score).toBeGreaterThan(0);
+    const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "bakery", cursor: null, signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["plain", "long"]);
   });
 
   it("resolves its own place IDs and knows no others", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { parseBoundingBox } from "../../src/services/places-import.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
+import { termIndex } from "../helpers/place-terms.js";
 import { LIECHTENSTEIN, MONACO, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
 
 function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"]["db"]) {
@@ -67,6 +68,25 @@ describe("importing into the places index", () => {
     const replaced = await service.importFile(LIECHTENSTEIN, { replace: true });
     expect(replaced).toMatchObject({ removed: first.total, added: first.total, updated: 0, unchanged: 0, total: first.total });
     expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total, fts: first.total });
+  });
+
+  test("the search's term index follows a real import, its re-import and --replace row for row", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const db = instance.services.deps.db;
+    await service.importFile(LIECHTENSTEIN);
+    const imported = termIndex(db);
+    expect(imported.actual.length).toBeGreaterThan(1000);
+    expect(imported.actual).toEqual(imported.expected);
+    instance.clock.advance(60_000);
+    await service.importFile(LIECHTENSTEIN);
+    expect(termIndex(db).actual).toEqual(imported.actual);
+    await service.importFile(LIECHTENSTEIN, { replace: true });
+    const replaced = termIndex(db);
+    expect(replaced.actual).toEqual(replaced.expected);
+    expect(replaced.actual).toHaveLength(imported.actual.length);
+    // Nothing left behind by the places --replace deleted.
+    expect(db.prepare("SELECT count(*) AS n FROM place_terms WHERE place NOT IN (SELECT id FROM places)").get()).toEqual({ n: 0 });
   });
 
   test("localities are built from the places: Vaduz, Schaan, 9490 and München resolve", async () => {

@@ -1,9 +1,10 @@
+import { SEARCH_FIELDS, searchTokens, type SearchField } from "../../core/search-tokens.js";
 import { normaliseKey } from "../../core/text.js";
 
 /**
  * One keyword as prefixes to look up: "dentists" → ["dentists", "dentist"], "bakeries"
- * → ["bakeries", "baker"], "cafés" → ["cafes", "cafe"]. Each is used as an FTS prefix
- * ("dentist"* also finds "Dentists Vaduz"), so singular and plural find each other.
+ * → ["bakeries", "baker"], "cafés" → ["cafes", "cafe"]. Each is looked up as a word prefix in the term index
+ * ("dentist" also finds "Dentists Vaduz"), so singular and plural find each other.
  */
 export interface KeywordTerm {
   word: string;
@@ -38,17 +39,7 @@ export function keywordTerms(keywords: string): KeywordTerm[] {
   return chosen.map((word) => ({ word, prefixes: stems(word) }));
 }
 
-/** FTS5 query text: each term's prefixes ORed, terms ANDed; every string quoted so no user text is syntax. */
-export function ftsQuery(terms: readonly KeywordTerm[]): string {
-  return terms
-    .map((t) => {
-      const alternatives = t.prefixes.map((p) => `"${p.replace(/"/g, '""')}"*`);
-      return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(" OR ")})`;
-    })
-    .join(" AND ");
-}
-
-/** The searchable text of a place, by field (the same fields the FTS index holds). */
+/** The searchable text of a place, by field (SEARCH_FIELDS: the same fields the term and FTS indexes hold). */
 export interface SearchableText {
   name: string;
   category_text: string;
@@ -58,58 +49,61 @@ export interface SearchableText {
 }
 
 /**
- * Field weights of the relevance score: a keyword in the name or the category says far
- * more about a business than one in a free-text description.
+ * Field weights of the relevance score, in SEARCH_FIELDS order: a keyword in the name or
+ * the category says far more about a business than one in a free-text description.
  */
-const FIELD_WEIGHTS: ReadonlyArray<[keyof SearchableText, number]> = [
-  ["name", 10],
-  ["category_text", 6],
-  ["cuisine", 3],
-  ["brand", 3],
-  ["description", 1],
-];
+const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = { name: 10, category_text: 6, cuisine: 3, brand: 3, description: 1 };
 
 /** BM25's parameters, applied per field (BM25F-style) with the field's own length. */
 const K1 = 1.2;
 const B = 0.75;
-const AVERAGE_TOKENS: Record<keyof SearchableText, number> = { name: 3, category_text: 2, cuisine: 1, brand: 1, description: 12 };
+const AVERAGE_TOKENS: Record<SearchField, number> = { name: 3, category_text: 2, cuisine: 1, brand: 1, description: 12 };
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * One term's score in one field: a BM25-shaped term-frequency saturation with length
+ * normalisation, weighted by field, plus a bonus when a matching word is the keyword
+ * itself rather than a longer word it starts. `field` indexes SEARCH_FIELDS. Shared by
+ * the text scorer below and the term-index search (which reads `tf` and `words` from the
+ * index instead of the text), so both rank identically to the last bit.
+ */
+export function fieldTermScore(field: number, tf: number, words: number, exact: boolean): number {
+  const name = SEARCH_FIELDS[field]!;
+  const norm = 1 - B + (B * words) / AVERAGE_TOKENS[name];
+  return FIELD_WEIGHTS[name] * ((tf * (K1 + 1)) / (tf + K1 * norm)) * (exact ? 1.2 : 1);
+}
 
-/** Words of a field, folded like the FTS tokenizer; ASCII text skips the (costly) Unicode normalisation. */
-function tokens(text: string | null): string[] {
-  if (!text) return [];
-  const folded = NON_ASCII.test(text) ? normaliseKey(text) : text.toLowerCase();
-  return folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+/** Whether a word of a place matches a term (prefix), and whether it is the keyword itself. */
+export function termMatch(term: KeywordTerm, word: string): { matches: boolean; exact: boolean } {
+  const matches = term.prefixes.some((p) => word.startsWith(p));
+  return { matches, exact: matches && (word === term.word || term.prefixes.includes(word)) };
 }
 
 /**
  * The keyword test and relevance of the lead search, in one pass over a place's text:
  * every term must prefix-match a word of some field (as the FTS query does); the score
- * sums, per term and field, a BM25-shaped term-frequency saturation with length
- * normalisation, weighted by field, plus a bonus when the word is the keyword itself
- * rather than a longer word it starts. Higher is better. Computed in JavaScript so that
- * both query plans (FTS-first and box-first) rank identically.
+ * sums `fieldTermScore` per term and field, terms in order, fields in SEARCH_FIELDS
+ * order. Higher is better; undefined when some term matches nowhere.
  */
 export function relevanceScorer(terms: readonly KeywordTerm[]): (text: SearchableText) => number | undefined {
   return (text) => {
     let total = 0;
-    const fields = FIELD_WEIGHTS.map(([field, weight]) => ({ field, weight, words: tokens(text[field]) }));
+    const fields = SEARCH_FIELDS.map((field) => searchTokens(text[field]));
     for (const term of terms) {
       let termScore = 0;
-      for (const { field, weight, words } of fields) {
+      for (let f = 0; f < fields.length; f++) {
+        const words = fields[f]!;
         if (words.length === 0) continue;
         let tf = 0;
         let exact = false;
         for (const w of words) {
-          if (term.prefixes.some((p) => w.startsWith(p))) {
+          const m = termMatch(term, w);
+          if (m.matches) {
             tf++;
-            if (w === term.word || term.prefixes.includes(w)) exact = true;
+            if (m.exact) exact = true;
           }
         }
         if (tf === 0) continue;
-        const norm = 1 - B + (B * words.length) / AVERAGE_TOKENS[field];
-        termScore += weight * ((tf * (K1 + 1)) / (tf + K1 * norm)) * (exact ? 1.2 : 1);
+        termScore += fieldTermScore(f, tf, words.length, exact);
       }
       if (termScore === 0) return undefined;
       total += termScore;

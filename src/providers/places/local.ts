@@ -4,17 +4,17 @@ import type { Lead } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { ftsQuery, keywordTerms, relevanceScorer } from "./keywords.js";
+import { SEARCH_FIELDS } from "../../core/search-tokens.js";
+import { cellsOfCircle, FIELD_BASE, PlaceTermsRepo, UNPACKED } from "../../store/place-terms.js";
+import { fieldTermScore, keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
- * Relative cost of one row in each plan, measured on the 1M-place synthetic index of
- * bench/search.js: the box-first plan reads and keyword-tests every place in the box
- * (about 40 µs a row there), the FTS-first plan pays a doclist step plus a row lookup per
- * full-text match in the whole index (about 4 µs), and tests only the matches in the box.
- * So a box row costs about ten match rows.
+ * Above this many grid cells (a circle reaching a pole, where a box spans every
+ * longitude), the search reads the R*Tree box instead: there are few places there, and
+ * listing hundreds of thousands of cells would cost more than the places.
  */
-const BOX_ROW_COST = 10;
+const MAX_CELLS = 60_000;
 
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
@@ -33,52 +33,40 @@ interface Ranked {
   distanceKm: number;
 }
 
-export type QueryPlan = "fts-first" | "box-first" | "cached";
+/** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
+export type QueryPlan = "term-index" | "box-scan";
 
-/**
- * Every match of one keyword set in the whole index, with its relevance, as flat arrays:
- * 20 bytes a match. A query then only scans coordinates, which takes well under a
- * millisecond even for "restaurant" across a million places.
- */
-interface MatchList {
-  ids: Int32Array;
-  lat: Float64Array;
-  lng: Float64Array;
-  score: Float32Array;
-}
-
-/** Upper bound on matches kept in memory over all cached keyword sets (≈ 30 MB). */
-const MAX_CACHED_MATCHES = 1_500_000;
+const FIELDS = SEARCH_FIELDS.length;
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
- * Each page recomputes the ranked list (a few milliseconds) instead of keeping state, so
- * the cursor is just an offset and any server process can answer any page.
+ * Each page recomputes the ranked list (a few milliseconds at a million places) instead
+ * of keeping state, so the cursor is just an offset and any server process can answer
+ * any page, and the first search of a keyword costs what every later one does.
  */
 export class LocalPlaceProvider implements PlaceSearchProvider {
   readonly name = "local";
   private readonly repo: PlaceSearchRepo;
+  private readonly terms: PlaceTermsRepo;
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
-  /** Match lists by keyword set, least recently used first (a Map keeps insertion order). */
-  private readonly cache = new Map<string, MatchList>();
-  private cachedMatches = 0;
-  /** Keyword sets answered box-first since the last index change: the second time, their match list is built. */
-  private readonly boxOnly = new Set<string>();
-  private signature = "";
 
   constructor(db: Db) {
     this.repo = new PlaceSearchRepo(db);
+    this.terms = new PlaceTermsRepo(db);
   }
 
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
     request.signal.throwIfAborted();
     const offset = parseCursor(request.cursor);
-    const ranked = this.rankedMatches(request.center, request.radiusKm, request.keywords);
+    const matches = this.matches(request.center, request.radiusKm, request.keywords);
     request.signal.throwIfAborted();
-    const { leads, consumed } = this.pageOf(ranked, offset);
-    const hasMore = consumed < ranked.length;
-    return { leads, nextCursor: hasMore ? `o:${offset + leads.length}` : null };
+    // Only the head of the ranking is ordered (room for duplicates included); all of it
+    // only when duplicates ate that room.
+    let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16), offset);
+    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(sortRanked(matches), offset);
+    const hasMore = page.consumed < matches.length;
+    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null };
   }
 
   async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
@@ -92,65 +80,129 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * one order.
    */
   rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
-    const terms = keywordTerms(keywords);
-    if (terms.length === 0) return [];
-    const signature = this.repo.indexSignature();
-    if (signature !== this.signature) {
-      this.cache.clear();
-      this.boxOnly.clear();
-      this.cachedMatches = 0;
-      this.signature = signature;
-    }
-    const key = terms.map((t) => t.word).join(" ");
-    const boxes = circleBoxes(center, radiusKm);
-    const cached = this.cache.get(key);
-    let list: MatchList;
-    if (cached) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      this.lastPlan = "cached";
-      list = cached;
-    } else {
-      const match = ftsQuery(terms);
-      // A keyword searched again is worth its match list even where the box would be cheaper once.
-      const plan = this.boxOnly.has(key) ? "fts-first" : this.choosePlan(terms.map((t) => t.prefixes), boxes);
-      this.lastPlan = plan;
-      const score = relevanceScorer(terms);
-      if (plan === "box-first") {
-        // A small box: cheaper to test its places than to list every match.
-        this.boxOnly.add(key);
-        if (this.boxOnly.size > 10_000) this.boxOnly.clear();
-        list = toMatchList(this.repo.boxCandidates(boxes), score);
-      } else {
-        list = toMatchList(this.repo.allMatches(match), score);
-        this.remember(key, list);
-      }
-    }
-    return rankWithin(list, center, radiusKm);
+    return sortRanked(this.matches(center, radiusKm, keywords));
   }
 
-  /** Keep a match list, evicting the least recently used ones beyond the memory bound. */
-  private remember(key: string, list: MatchList): void {
-    if (list.ids.length > MAX_CACHED_MATCHES) return;
-    this.cache.set(key, list);
-    this.cachedMatches += list.ids.length;
-    for (const [oldKey, old] of this.cache) {
-      if (this.cachedMatches <= MAX_CACHED_MATCHES) break;
-      this.cache.delete(oldKey);
-      this.cachedMatches -= old.ids.length;
-    }
+  /** The matches inside the circle with their relevance and distance, in no order. */
+  private matches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
+    const terms = keywordTerms(keywords);
+    if (terms.length === 0) return [];
+    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    if (!cells) return this.boxScan(center, radiusKm, terms);
+    this.lastPlan = "term-index";
+    return this.termIndexMatches(cells, center, radiusKm, terms);
   }
 
   /**
-   * Pick the cheaper plan from two estimates that cost almost nothing: the FTS
-   * vocabulary's document counts (the rarest ANDed keyword bounds the matches), and the
-   * R*Tree count of the box, which stops as soon as it exceeds what the FTS side costs.
+   * The term-index plan: for each term, one range scan of the words it prefixes in each
+   * cell; places outside the circle are dropped on their first row, places missing a
+   * term after that term's scan. Scores come from the counts stored in the index through
+   * the scorer's own `fieldTermScore`, in the scorer's order, so no place text is read
+   * and the scores are the same bits.
    */
-  choosePlan(prefixGroups: string[][], boxes: ReturnType<typeof circleBoxes>): QueryPlan {
-    const matches = Math.min(...prefixGroups.map((prefixes) => prefixes.reduce((n, p) => n + this.repo.documentsWithPrefix(p), 0)));
-    const budget = Math.floor(matches / BOX_ROW_COST);
-    const inBox = this.repo.countInBox(boxes, budget + 1);
-    return inBox <= budget ? "box-first" : "fts-first";
+  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+    const [first, second] = circleBoxes(center, radiusKm);
+    const { minLat, maxLat } = first!;
+    const width = terms.length * FIELDS;
+    // One slot per place in the circle, in flat arrays sized by the first term's rows
+    // (thousands of places: no object or array each).
+    const slotOf = new Map<number, number>();
+    const places: number[] = [];
+    const distances: number[] = [];
+    const lengths: number[] = [];
+    const matched: number[] = [];
+    let tfs = new Uint32Array(0); // matching words per (slot, term, field)
+    let exacts = new Uint8Array(0); // 1 when one of them is the keyword itself
+    const point = { lat: 0, lng: 0 };
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t]!;
+      const exactWords = [term.word, ...term.prefixes];
+      for (const prefix of term.prefixes) {
+        const hits = this.terms.scan(cells, prefix, exactWords, center, radiusKm);
+        if (t === 0 && tfs.length < (places.length + hits.length) * width) {
+          const grown = new Uint32Array((places.length + hits.length) * width);
+          grown.set(tfs);
+          tfs = grown;
+          const grownExacts = new Uint8Array(grown.length);
+          grownExacts.set(exacts);
+          exacts = grownExacts;
+        }
+        // Indexed access: array destructuring goes through the iterator protocol per row.
+        for (let h = 0; h < hits.length; h++) {
+          const hit = hits[h]!;
+          const place = hit[0];
+          const tfExact = hit[3];
+          let slot = slotOf.get(place);
+          if (slot === undefined) {
+            // Only the first term admits places: a place without it cannot match.
+            if (t > 0) continue;
+            // Cells overhang the circle: test the box inline, then the exact distance.
+            const lat = hit[1];
+            const lng = hit[2];
+            if (lat < minLat || lat > maxLat) continue;
+            if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
+            point.lat = lat;
+            point.lng = lng;
+            const d = distanceKm(center, point);
+            if (d > radiusKm) continue;
+            slot = places.length;
+            slotOf.set(place, slot);
+            places.push(place);
+            distances.push(d);
+            lengths.push(hit[4]);
+            matched.push(0);
+          }
+          matched[slot] = matched[slot]! | (1 << t);
+          const exact = tfExact % 2 !== 0;
+          let rest = Math.floor(tfExact / 2);
+          if (rest === UNPACKED) continue;
+          // Base-1024 digits of the packed counts, field by field.
+          const base = slot * width + t * FIELDS;
+          for (let f = 0; f < FIELDS && rest > 0; f++) {
+            const n = rest % FIELD_BASE;
+            rest = (rest - n) / FIELD_BASE;
+            if (n === 0) continue;
+            tfs[base + f]! += n;
+            if (exact) exacts[base + f] = 1;
+          }
+        }
+      }
+    }
+    const all = (1 << terms.length) - 1;
+    const ranked: Ranked[] = [];
+    const unpacked: number[] = [];
+    for (let slot = 0; slot < places.length; slot++) {
+      if (matched[slot] !== all) continue;
+      if (lengths[slot] === UNPACKED) {
+        unpacked.push(places[slot]!);
+        continue;
+      }
+      const score = indexScore(lengths[slot]!, tfs, exacts, slot * width, terms.length);
+      if (score !== undefined) ranked.push({ id: places[slot]!, score, distanceKm: distances[slot]! });
+    }
+    // A place with a field of 1,024+ words: its counts did not fit the index; score its text.
+    if (unpacked.length > 0) {
+      const score = relevanceScorer(terms);
+      for (const c of this.repo.candidatesByIds(unpacked)) {
+        const s = score(c);
+        if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: distances[slotOf.get(c.id)!]! });
+      }
+    }
+    return ranked;
+  }
+
+  /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. Public for the bench. */
+  boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+    this.lastPlan = "box-scan";
+    const score = relevanceScorer(terms);
+    const ranked: Ranked[] = [];
+    for (const c of this.repo.boxCandidates(circleBoxes(center, radiusKm))) {
+      const d = distanceKm(center, c);
+      if (d > radiusKm) continue;
+      const s = score(c);
+      if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
+    }
+    return ranked;
   }
 
   /**
@@ -184,43 +236,57 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 }
 
-/** Keep the candidates that match, with their relevance. */
-function toMatchList(candidates: Iterable<Candidate>, score: (c: Candidate) => number | undefined): MatchList {
-  const ids: number[] = [];
-  const lat: number[] = [];
-  const lng: number[] = [];
-  const scores: number[] = [];
-  for (const c of candidates) {
-    const s = score(c);
-    if (s === undefined) continue;
-    ids.push(c.id);
-    lat.push(c.lat);
-    lng.push(c.lng);
-    scores.push(s);
+/** `relevanceScorer`'s sum from the index's counts: terms in order, fields in order, the same `fieldTermScore`. */
+function indexScore(lengths: number, tfs: Uint32Array, exacts: Uint8Array, base: number, termCount: number): number | undefined {
+  const words = [0, 0, 0, 0, 0];
+  for (let f = 0, rest = lengths; f < FIELDS; f++) {
+    words[f] = rest % FIELD_BASE;
+    rest = (rest - words[f]!) / FIELD_BASE;
   }
-  return { ids: Int32Array.from(ids), lat: Float64Array.from(lat), lng: Float64Array.from(lng), score: Float32Array.from(scores) };
+  let total = 0;
+  for (let t = 0; t < termCount; t++) {
+    let termScore = 0;
+    for (let f = 0; f < FIELDS; f++) {
+      const i = base + t * FIELDS + f;
+      const tf = tfs[i]!;
+      if (words[f] === 0 || tf === 0) continue;
+      termScore += fieldTermScore(f, tf, words[f]!, exacts[i] === 1);
+    }
+    if (termScore === 0) return undefined;
+    total += termScore;
+  }
+  return total;
 }
 
-/** The matches inside the circle, best first (see `rankedMatches`). */
-function rankWithin(list: MatchList, center: LatLng, radiusKm: number): Ranked[] {
-  // One box, or two across the antimeridian; they share the latitude band. Tested inline:
-  // this loop runs over every match of a common keyword.
-  const [first, second] = circleBoxes(center, radiusKm);
-  const { minLat, maxLat } = first!;
-  const ranked: Ranked[] = [];
-  const point = { lat: 0, lng: 0 };
-  for (let i = 0; i < list.ids.length; i++) {
-    const lat = list.lat[i]!;
-    if (lat < minLat || lat > maxLat) continue;
-    const lng = list.lng[i]!;
-    if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
-    point.lat = lat;
-    point.lng = lng;
-    const d = distanceKm(center, point);
-    if (d <= radiusKm) ranked.push({ id: list.ids[i]!, score: list.score[i]!, distanceKm: d });
+/** The ranking order: relevance, then distance, then id (a total order: ids are unique). */
+function compareRanked(a: Ranked, b: Ranked): number {
+  return b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id;
+}
+
+function sortRanked(ranked: Ranked[]): Ranked[] {
+  return ranked.sort(compareRanked);
+}
+
+/**
+ * The first `top` of `sortRanked(all)`, exactly (the order is total), without sorting
+ * thousands of matches for one page: a sorted array of the best so far, binary insertion.
+ */
+function bestFirst(all: readonly Ranked[], top: number): Ranked[] {
+  if (all.length <= top * 4) return sortRanked([...all]);
+  const best: Ranked[] = [];
+  for (const r of all) {
+    if (best.length === top && compareRanked(r, best[top - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareRanked(best[mid]!, r) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, r);
+    if (best.length > top) best.pop();
   }
-  ranked.sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
-  return ranked;
+  return best;
 }
 
 function parseJson(text: string | null): unknown {

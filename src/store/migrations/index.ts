@@ -9,6 +9,7 @@ import { brandSettings } from "./007-brand-settings.js";
 import { placeImports } from "./008-place-imports.js";
 import { enrichment } from "./009-enrichment.js";
 import { searchQuota } from "./010-search-quota.js";
+import { placeTerms } from "./011-place-terms.js";
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   placeImports,
   enrichment,
   searchQuota,
+  placeTerms,
 ];

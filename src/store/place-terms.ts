@@ -1,0 +1,202 @@
+import { SEARCH_FIELDS, searchTokens } from "../core/search-tokens.js";
+import type { Db } from "./db.js";
+
+/**
+ * The spatially clustered term index of the lead search (migration 011): one row per
+ * (grid cell, word, place) over the words of a place's name, categories, cuisine, brand
+ * and description, keyed so that "words starting with `dentist` in this cell" is one
+ * B-tree range. Each row also carries what ranking needs (coordinates, the word's count
+ * per field, the fields' lengths), so a search reads nothing else until it builds the
+ * page. Triggers on `places` keep it in sync through every write (importer upserts,
+ * removals, --replace, source deletion); they call `place_terms_of`, a table-valued
+ * function in JavaScript registered on every connection by `openDatabase`, so the words
+ * come from the very tokenizer the scorer uses.
+ */
+
+/**
+ * Grid step in degrees: 0.01° of latitude (1.1 km) by 0.015° of longitude (1.1 km at 47°N).
+ * Small cells keep the rows read close to the rows inside the circle (a 5 km circle
+ * touches ~85 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
+ * 100 km circle (~25,000 cells) pays tens of milliseconds in seeks next to its rows.
+ */
+export const CELL_LAT_DEG = 0.01;
+export const CELL_LNG_DEG = 0.015;
+const ROWS = Math.round(180 / CELL_LAT_DEG);
+const COLS = Math.round(360 / CELL_LNG_DEG);
+
+const EARTH_RADIUS_KM = 6371.0088;
+const toRad = (deg: number) => (deg * Math.PI) / 180;
+const toDeg = (rad: number) => (rad * 180) / Math.PI;
+
+/** Per-field counts are packed in base 1024 (5 × 10 bits = 50 bits, exact in a double). */
+export const FIELD_BASE = 1024;
+/** `tf`/`words` of a place with a field longer than the packing holds: rank it from its text instead. */
+export const UNPACKED = -1;
+
+function cellRow(lat: number): number {
+  return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_LAT_DEG)));
+}
+function cellCol(lng: number): number {
+  return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
+}
+
+/** The grid cell of a point (the same arithmetic at import and at query time). */
+export function cellOf(lat: number, lng: number): number {
+  return cellRow(lat) * COLS + cellCol(lng);
+}
+
+/**
+ * Every cell that can hold a point within `radiusKm` of the centre, or undefined when
+ * there are more than `max` (circles near a pole span every longitude). Row by row of
+ * cells, the circle's exact longitude half-width over the row's latitudes (spherical:
+ * widest at asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's
+ * shadow is listed; a hair of slack so rounding never drops a point the haversine keeps.
+ */
+export function cellsOfCircle(center: { lat: number; lng: number }, radiusKm: number, max: number): number[] | undefined {
+  const r = (radiusKm / EARTH_RADIUS_KM) * 1.0001;
+  const phi0 = toRad(center.lat);
+  const latMin = Math.max(-90, center.lat - toDeg(r));
+  const latMax = Math.min(90, center.lat + toDeg(r));
+  const widest = Math.asin(Math.max(-1, Math.min(1, Math.sin(phi0) / Math.cos(r))));
+  const cells: number[] = [];
+  for (let row = cellRow(latMin); row <= cellRow(latMax); row++) {
+    const a = Math.max(latMin, row * CELL_LAT_DEG - 90);
+    const b = Math.min(latMax, (row + 1) * CELL_LAT_DEG - 90);
+    const phi = Math.max(toRad(a), Math.min(toRad(b), widest));
+    const denominator = Math.cos(phi0) * Math.cos(phi);
+    const x = denominator <= 1e-12 ? -1 : (Math.cos(r) - Math.sin(phi0) * Math.sin(phi)) / denominator;
+    const half = x <= -1 ? 180 : toDeg(Math.acos(Math.min(1, x))) * 1.0001 + 1e-9;
+    const ranges: Array<[number, number]> = [];
+    if (half >= 180) ranges.push([0, COLS - 1]);
+    else {
+      const lo = center.lng - half;
+      const hi = center.lng + half;
+      ranges.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
+      if (lo < -180) ranges.push([cellCol(lo + 360), COLS - 1]);
+      if (hi > 180) ranges.push([0, cellCol(hi - 360)]);
+    }
+    for (const [c0, c1] of ranges) {
+      if (cells.length + (c1 - c0 + 1) > max) return undefined;
+      for (let c = c0; c <= c1; c++) cells.push(row * COLS + c);
+    }
+  }
+  return cells;
+}
+
+/** Field `f`'s count out of a packed `tf` or `words` value. */
+export function unpackField(packed: number, f: number): number {
+  return Math.floor(packed / FIELD_BASE ** f) % FIELD_BASE;
+}
+
+export interface TermRow {
+  cell: number;
+  term: string;
+  tf: number;
+  words: number;
+}
+
+/** The index rows of one place: each distinct word with its count per field, and the fields' lengths. */
+export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<string | null | undefined>): TermRow[] {
+  const cell = cellOf(lat, lng);
+  const counts = new Map<string, number[]>();
+  let words = 0;
+  let fits = true;
+  for (let f = 0; f < SEARCH_FIELDS.length; f++) {
+    const tokens = searchTokens(fields[f]);
+    if (tokens.length >= FIELD_BASE) fits = false;
+    words += Math.min(tokens.length, FIELD_BASE - 1) * FIELD_BASE ** f;
+    for (const t of tokens) {
+      let perField = counts.get(t);
+      if (!perField) counts.set(t, (perField = [0, 0, 0, 0, 0]));
+      perField[f]!++;
+    }
+  }
+  const rows: TermRow[] = [];
+  for (const [term, perField] of counts) {
+    const tf = perField.reduce((sum, n, f) => sum + n * FIELD_BASE ** f, 0);
+    rows.push({ cell, term, tf: fits ? tf : UNPACKED, words: fits ? words : UNPACKED });
+  }
+  return rows;
+}
+
+/**
+ * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description)`
+ * on a connection: the triggers of migration 011 read the rows to write or delete from
+ * it. A connection without it fails loudly on a place write instead of letting the index
+ * drift.
+ */
+export function registerPlaceTermsFunction(db: Db): void {
+  db.table("place_terms_of", {
+    columns: ["cell", "term", "tf", "words"],
+    parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description"],
+    *rows(lat: unknown, lng: unknown, ...fields: unknown[]) {
+      yield* termRowsOf(Number(lat), Number(lng), fields.map((v) => (typeof v === "string" ? v : null)));
+    },
+  });
+}
+
+/**
+ * One row of a term scan: [place, lat, lng, tf × 2 + exact, words], where exact is 1 when
+ * the word is one of the scan's `exactWords` (folded into `tf`: one value fewer per row).
+ */
+export type TermHit = [number, number, number, number, number];
+
+const MAX_EXACT_WORDS = 4;
+
+/** Read side of the term index. */
+export class PlaceTermsRepo {
+  private readonly scanStatement;
+
+  constructor(db: Db) {
+    // One seek per cell (the IN list drives the primary key's first column), then a
+    // range over the words that start with the prefix. Numbers only: turning rows into
+    // JavaScript values is most of the cost (the word itself is compared here instead).
+    // The last condition drops rows of the cells' overhang that are surely outside the
+    // circle (see `outsideBound`) before they cost a conversion.
+    this.scanStatement = db
+      .prepare(
+        `SELECT place, lat, lng, tf * 2 + (term IN (?, ?, ?, ?)), words FROM place_terms
+          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?
+            AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
+              * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6) <= @h`,
+      )
+      .raw(true);
+  }
+
+  /**
+   * Every (place, word) in these cells whose word starts with `prefix` and that may lie
+   * within `radiusKm` of the centre; `exact` says whether the word is one of
+   * `exactWords` (the keyword and its prefixes, at most four). `all()` rather than
+   * `iterate()`: one call into SQLite instead of one per row.
+   */
+  scan(cells: readonly number[], prefix: string, exactWords: readonly string[], center: { lat: number; lng: number }, radiusKm: number): TermHit[] {
+    if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
+    const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
+    return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}", outsideBound(center, radiusKm)) as TermHit[];
+  }
+}
+
+/**
+ * Parameters of a test that never drops a point of the circle. With a = Δφ/2 and b = Δλ/2
+ * (radians), the haversine is h = sin²a + cos φ0 cos φ sin²b, inside iff h ≤ sin²(r/2).
+ * Since |sin x| ≥ |x − x³/6| for |x| ≤ √6 and cos φ ≥ its least value over the circle's
+ * latitudes, (a − a³/6)² + cos φ0 · cos φ_far · (b − b³/6)² ≤ h: a row is dropped only
+ * when even this lower bound exceeds sin²(r/2) (times a hair for rounding). Off (h = ∞)
+ * when the circle crosses ±180° (Δλ wraps) or reaches a pole.
+ */
+function outsideBound(center: { lat: number; lng: number }, radiusKm: number): { lat: number; lng: number; k: number; cc: number; h: number } {
+  const r = radiusKm / EARTH_RADIUS_KM;
+  const dLat = toDeg(r) * 1.0001;
+  const farLat = Math.abs(center.lat) + dLat;
+  const dLng = farLat >= 90 ? 360 : (dLat / Math.cos(toRad(farLat))) * 1.0001;
+  const off = farLat >= 89 || center.lng - dLng < -180 || center.lng + dLng > 180;
+  return {
+    lat: center.lat,
+    lng: center.lng,
+    k: Math.PI / 360,
+    cc: Math.cos(toRad(center.lat)) * Math.cos(toRad(Math.min(90, farLat))),
+    h: off ? Number.MAX_VALUE : Math.sin(r / 2) ** 2 * (1 + 1e-6),
+  };
+}
