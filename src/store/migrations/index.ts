@@ -9,6 +9,7 @@ import { brandSettings } from "./007-brand-settings.js";
 import { placeImports } from "./008-place-imports.js";
 import { enrichment } from "./009-enrichment.js";
 import { searchQuota } from "./010-search-quota.js";
+import { contactNgrams } from "./011-contact-ngrams.js";
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   placeImports,
   enrichment,
   searchQuota,
+  contactNgrams,
 ];
