@@ -20,10 +20,10 @@ export const GRAM_SIZE = 3;
  */
 export const MAX_GRAM_SIZE = 5;
 /**
- * Hex characters kept of each gram HMAC: 64 bits. Enough that two different trigrams of
- * one workspace practically never share a value (≈ 2^-64 per pair), so a 3-character
+ * Hex characters kept of each gram HMAC: 64 bits. Enough that two different grams of
+ * one workspace practically never share a value (≈ 2^-64 per pair), so a 3–5 character
  * query is answered by its one gram without decrypting; truncating further would not hide
- * trigram frequencies (equal trigrams still give equal values) and would only add false
+ * gram frequencies (equal grams still give equal values) and would only add false
  * positives to confirm.
  */
 export const GRAM_HEX = 16;

@@ -58,8 +58,8 @@ interface Plain {
 /**
  * Contacts of a workspace: endpoints 9–13 and the import. Email, name and phone are
  * encrypted per field (AES-256-GCM, AAD = workspace/contact/field); uniqueness and exact
- * lookups use a blind index, substring search a blind trigram index confirmed by
- * decrypting the candidates.
+ * lookups use a blind index, substring search a blind 3/4/5-gram index (a 3–5 character
+ * query is its own gram, exact; longer ones confirm their candidates by decrypting).
  */
 export class ContactService {
   readonly repo: ContactsRepo;
