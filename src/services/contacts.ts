@@ -446,7 +446,7 @@ export class ContactService {
           for (const { row, grams } of prepared) {
             const fresh = this.repo.byId(row.team_id, row.id);
             if (!fresh || fresh.email_ct !== row.email_ct || fresh.key_id !== row.key_id) continue;
-            this.repo.replaceGrams(row.team_id, row.id, row.created_at, grams);
+            this.repo.replaceGrams(row.id, row.created_at, grams);
             done++;
           }
         })
@@ -462,7 +462,7 @@ export class ContactService {
   private rankGrams(teamId: string, hashes: string[]): Array<{ h: string; n: number }> {
     const ranked: Array<{ h: string; n: number }> = [];
     for (const [i, h] of hashes.entries()) {
-      const n = this.repo.gramFrequency(teamId, h, GRAM_RANK_CAP);
+      const n = this.repo.gramFrequency(h, GRAM_RANK_CAP);
       ranked.push({ h, n });
       if (n < RARE_ENOUGH) {
         ranked.push(...hashes.slice(i + 1).map((rest) => ({ h: rest, n: GRAM_RANK_CAP })));

@@ -99,7 +99,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     for (const row of pending) {
       const email = keyring.decrypt(row.email_ct, contactAad(t.teamId, row.id, "email"));
       const trigrams = emailGramHashes(keyring, t.teamId, email, undefined, 3);
-      db.prepare(`DELETE FROM contact_email_ngrams WHERE contact_id = ? AND gram NOT IN (${trigrams.map(() => "?").join(", ")})`).run(row.id, ...trigrams);
+      db.prepare(`DELETE FROM contact_email_ngrams WHERE contact_id = ? AND hex(gram) NOT IN (${trigrams.map(() => "upper(?)").join(", ")})`).run(row.id, ...trigrams);
       db.prepare("INSERT INTO contact_ngram_backfill (contact_id, team_id) VALUES (?, ?)").run(row.id, t.teamId);
     }
     for (const search of SEARCHES) expectSameAsScan(c, t.teamId, { search });
@@ -116,7 +116,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     const t = createTestInstance();
     const c = t.services.contacts;
     addAll(c, t.teamId);
-    const before = new Set((t.services.deps.db.prepare("SELECT gram FROM contact_email_ngrams").pluck().all() as string[]));
+    const before = new Set((t.services.deps.db.prepare("SELECT hex(gram) FROM contact_email_ngrams").pluck().all() as string[]));
     addKeyToKeyFile(t.dataDir);
     t.services.keys.replace(loadKeyring(t.dataDir, {}));
     let midway = 0;
@@ -130,7 +130,8 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     });
     expect(midway).toBeGreaterThanOrEqual(3);
     expect(result.remaining).toBe(0);
-    const after = t.services.deps.db.prepare("SELECT gram FROM contact_email_ngrams").pluck().all() as string[];
+    const after = t.services.deps.db.prepare("SELECT hex(gram) FROM contact_email_ngrams").pluck().all() as string[];
+    expect(after.length).toBeGreaterThan(100);
     expect(after.some((g) => before.has(g))).toBe(false);
     for (const search of SEARCHES) expectSameAsScan(c, t.teamId, { search });
   });
@@ -161,6 +162,8 @@ describe("migration 011 and the startup backfill", () => {
     expect(schemaVersion(db)).toBe(MIGRATIONS.length);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'contact_email_grams'").get()).toBeUndefined();
     expect((db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams").get() as { n: number }).n).toBe(trigrams);
+    // The same values, as 8-byte keys.
+    expect(db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams WHERE length(gram) <> 8").get()).toEqual({ n: 0 });
     // Each posting carries its contact's creation time.
     expect(db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams g JOIN contacts c ON c.id = g.contact_id WHERE g.created_at <> c.created_at").get()).toEqual({ n: 0 });
     expect((db.prepare("SELECT COUNT(*) AS n FROM contact_ngram_backfill").get() as { n: number }).n).toBe(EMAILS.length);
