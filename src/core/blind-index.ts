@@ -53,9 +53,9 @@ export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?:
  * The blind grams stored for an email: its 3- to `maxN`-grams. Grams of different lengths
  * are different HMAC inputs, so one hash space holds them all.
  */
-export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string, maxN = MAX_GRAM_SIZE): string[] {
+export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string, maxN = MAX_GRAM_SIZE, minN = GRAM_SIZE): string[] {
   const normalised = normaliseEmail(email);
   const out = new Set<string>();
-  for (let n = GRAM_SIZE; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(gramHash(keyring, teamId, g, keyId));
+  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(gramHash(keyring, teamId, g, keyId));
   return [...out];
 }

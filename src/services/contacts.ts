@@ -417,12 +417,14 @@ export class ContactService {
 
   /**
    * Computes the 4/5-grams of contacts written before they were indexed (migration 011
-   * lists them; it has no key to read the emails): each is decrypted and its whole gram
-   * set rewritten, in batches of short immediate transactions, skipping a row changed in
-   * between (its update wrote every gram already). Run at startup; a row whose key is not
-   * loaded stays listed (its workspace keeps the trigram-only search) and is counted.
+   * lists them; it has no key to read the emails): each is decrypted (outside the write
+   * transaction) and its 4/5-grams added, one immediate transaction per batch with the
+   * batch's postings inserted in key order, skipping a row changed in between (its update
+   * or re-encryption wrote every gram already). Run at startup (createServices); a row whose
+   * key is not loaded stays listed (its workspace keeps the trigram-only search) and is
+   * counted as failed.
    */
-  backfillNgrams(batchSize = 500): { done: number; failed: number } {
+  backfillNgrams(batchSize = 5000): { done: number; failed: number } {
     let done = 0;
     let failed = 0;
     let afterId = "";
@@ -431,26 +433,19 @@ export class ContactService {
       const batch = this.repo.ngramBackfillBatch(afterId, batchSize);
       if (batch.length === 0) break;
       afterId = batch[batch.length - 1]!.id;
-      const prepared: Array<{ row: (typeof batch)[number]; grams: string[] }> = [];
+      const prepared: Array<{ contactId: string; createdAt: string; emailCt: string; grams: string[] }> = [];
       for (const row of batch) {
         try {
           const email = this.decryptEmail(row, row.team_id);
-          prepared.push({ row, grams: emailGramHashes(keyring, row.team_id, email, row.key_id) });
+          // Its trigrams are there already (copied by the migration): only the 4/5-grams.
+          const grams = emailGramHashes(keyring, row.team_id, email, row.key_id, MAX_GRAM_SIZE, GRAM_SIZE + 1);
+          prepared.push({ contactId: row.id, createdAt: row.created_at, emailCt: row.email_ct, grams });
         } catch (err) {
           if (!(err instanceof KeyringError)) throw err;
           failed++;
         }
       }
-      this.db
-        .transaction(() => {
-          for (const { row, grams } of prepared) {
-            const fresh = this.repo.byId(row.team_id, row.id);
-            if (!fresh || fresh.email_ct !== row.email_ct || fresh.key_id !== row.key_id) continue;
-            this.repo.replaceGrams(row.id, row.created_at, grams);
-            done++;
-          }
-        })
-        .immediate();
+      done += this.db.transaction(() => this.repo.completeBackfilledGrams(prepared)).immediate();
     }
     return { done, failed };
   }

@@ -141,6 +141,33 @@ export class ContactsRepo {
     }
   }
 
+  /**
+   * Adds the grams of contacts listed for the backfill and unlists them; the postings of a
+   * whole batch are inserted sorted by key, so the inserts sweep the index in order instead
+   * of landing on random pages (the backfill of a large workspace is I/O-bound otherwise).
+   * Only contacts still listed and still holding `emailCt` are touched: an update or a
+   * rotation in between rewrote all their grams and unlisted them.
+   */
+  completeBackfilledGrams(rows: ReadonlyArray<{ contactId: string; createdAt: string; emailCt: string; grams: readonly string[] }>): number {
+    const listed = this.stmt(
+      "SELECT 1 FROM contact_ngram_backfill b JOIN contacts c ON c.id = b.contact_id WHERE b.contact_id = ? AND c.email_ct = ?",
+    );
+    const postings: Array<[Buffer, string, string]> = [];
+    let done = 0;
+    for (const row of rows) {
+      if (listed.get(row.contactId, row.emailCt) === undefined) continue;
+      for (const gram of row.grams) postings.push([gramKey(gram), row.createdAt, row.contactId]);
+      this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(row.contactId);
+      done++;
+    }
+    postings.sort((a, b) => Buffer.compare(a[0], b[0]));
+    for (let i = 0; i < postings.length; i += 32) {
+      const chunk = postings.slice(i, i + 32);
+      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (gram, created_at, contact_id) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`).run(...chunk.flat());
+    }
+    return done;
+  }
+
   /** Whether some contact of the workspace still lacks its 4/5-grams (then only trigrams are complete). */
   hasNgramBackfill(teamId: string): boolean {
     return this.stmt("SELECT 1 FROM contact_ngram_backfill WHERE team_id = ? LIMIT 1").get(teamId) !== undefined;

@@ -112,6 +112,21 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     expect((db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams").get() as { n: number }).n).toBe(expected);
   });
 
+  it("does not give a contact changed during the backfill the grams of its old email", () => {
+    const t = createTestInstance();
+    const c = t.services.contacts;
+    const { id } = c.add(t.teamId, { email: "old@before.example", name: "O" });
+    const db = t.services.deps.db;
+    const stale = db.prepare("SELECT email_ct FROM contacts WHERE id = ?").pluck().get(id) as string;
+    db.prepare("INSERT INTO contact_ngram_backfill (contact_id, team_id) VALUES (?, ?)").run(id, t.teamId);
+    // The backfill read the row, then an update rewrote it (and its grams) before the write.
+    c.update(t.teamId, id, { email: "new@after.example" });
+    const staleGrams = emailGramHashes(t.services.keys.get(), t.teamId, "old@before.example", undefined, 5, 4);
+    expect(c.repo.completeBackfilledGrams([{ contactId: id, createdAt: "2026-11-22T10:00:00.000Z", emailCt: stale, grams: staleGrams }])).toBe(0);
+    expect(c.list(t.teamId, query({ search: "befor" })).total).toBe(0);
+    expect(c.list(t.teamId, query({ search: "after" })).total).toBe(1);
+  });
+
   it("recomputes the 4/5-grams under the new key when the key rotates", async () => {
     const t = createTestInstance();
     const c = t.services.contacts;
