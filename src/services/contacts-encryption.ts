@@ -23,7 +23,7 @@ export function contactsColumnSet(db: Db): EncryptedColumnSet {
     afterRewrite(row, plaintexts, keyring) {
       const email = plaintexts.email_ct!;
       repo.setBlindIndex(row.id!, emailBlindIndex(keyring, row.team_id!, email));
-      repo.replaceGrams(row.id!, row.created_at!, emailGramHashes(keyring, row.team_id!, email));
+      repo.replaceGrams(row.team_id!, row.id!, row.created_at!, emailGramHashes(keyring, row.team_id!, email));
     },
   };
 }

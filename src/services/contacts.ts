@@ -433,13 +433,13 @@ export class ContactService {
       const batch = this.repo.ngramBackfillBatch(afterId, batchSize);
       if (batch.length === 0) break;
       afterId = batch[batch.length - 1]!.id;
-      const prepared: Array<{ contactId: string; createdAt: string; emailCt: string; grams: string[] }> = [];
+      const prepared: Array<{ teamId: string; contactId: string; createdAt: string; emailCt: string; grams: string[] }> = [];
       for (const row of batch) {
         try {
           const email = this.decryptEmail(row, row.team_id);
           // Its trigrams are there already (copied by the migration): only the 4/5-grams.
           const grams = emailGramHashes(keyring, row.team_id, email, row.key_id, MAX_GRAM_SIZE, GRAM_SIZE + 1);
-          prepared.push({ contactId: row.id, createdAt: row.created_at, emailCt: row.email_ct, grams });
+          prepared.push({ teamId: row.team_id, contactId: row.id, createdAt: row.created_at, emailCt: row.email_ct, grams });
         } catch (err) {
           if (!(err instanceof KeyringError)) throw err;
           failed++;
@@ -457,7 +457,7 @@ export class ContactService {
   private rankGrams(teamId: string, hashes: string[]): Array<{ h: string; n: number }> {
     const ranked: Array<{ h: string; n: number }> = [];
     for (const [i, h] of hashes.entries()) {
-      const n = this.repo.gramFrequency(h, GRAM_RANK_CAP);
+      const n = this.repo.gramFrequency(teamId, h, GRAM_RANK_CAP);
       ranked.push({ h, n });
       if (n < RARE_ENOUGH) {
         ranked.push(...hashes.slice(i + 1).map((rest) => ({ h: rest, n: GRAM_RANK_CAP })));

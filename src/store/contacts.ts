@@ -59,9 +59,9 @@ function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
     params.push(...filter.tags);
   }
   if (filter.grams?.length) {
-    // One index probe per gram and contact: (gram, created_at, contact_id) is the primary key.
+    // One index probe per gram and contact: (team_id, gram, created_at, contact_id) is the primary key.
     for (const gram of filter.grams) {
-      clauses.push("EXISTS (SELECT 1 FROM contact_email_ngrams g WHERE g.gram = ? AND g.created_at = c.created_at AND g.contact_id = c.id)");
+      clauses.push("EXISTS (SELECT 1 FROM contact_email_ngrams g WHERE g.team_id = c.team_id AND g.gram = ? AND g.created_at = c.created_at AND g.contact_id = c.id)");
       params.push(gramKey(gram));
     }
   }
@@ -100,7 +100,7 @@ export class ContactsRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at);
-    this.insertGrams(r.id, r.created_at, write.grams);
+    this.insertGrams(r.team_id, r.id, r.created_at, write.grams);
     this.insertTags(r.team_id, r.id, write.tags);
   }
 
@@ -114,7 +114,7 @@ export class ContactsRepo {
       )
       .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.id, r.team_id).changes;
     if (changed === 0) return false;
-    this.replaceGrams(r.id, r.created_at, write.grams);
+    this.replaceGrams(r.team_id, r.id, r.created_at, write.grams);
     this.replaceTags(r.team_id, r.id, write.tags);
     return true;
   }
@@ -124,19 +124,19 @@ export class ContactsRepo {
   }
 
   /** A contact's complete gram set (all sizes): it no longer needs the 4/5-gram backfill. */
-  replaceGrams(contactId: string, createdAt: string, grams: readonly string[]): void {
+  replaceGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
     this.stmt("DELETE FROM contact_email_ngrams WHERE contact_id = ?").run(contactId);
-    this.insertGrams(contactId, createdAt, grams);
+    this.insertGrams(teamId, contactId, createdAt, grams);
     this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(contactId);
   }
 
   /** Up to 32 grams per statement: one native call instead of one per gram. */
-  private insertGrams(contactId: string, createdAt: string, grams: readonly string[]): void {
+  private insertGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
     for (let i = 0; i < grams.length; i += 32) {
       const chunk = grams.slice(i, i + 32);
-      const values = chunk.map(() => "(?, ?, ?)").join(", ");
-      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (gram, created_at, contact_id) VALUES ${values}`).run(
-        ...chunk.flatMap((gram) => [gramKey(gram), createdAt, contactId]),
+      const values = chunk.map(() => "(?, ?, ?, ?)").join(", ");
+      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${values}`).run(
+        ...chunk.flatMap((gram) => [teamId, gramKey(gram), createdAt, contactId]),
       );
     }
   }
@@ -148,22 +148,22 @@ export class ContactsRepo {
    * Only contacts still listed and still holding `emailCt` are touched: an update or a
    * rotation in between rewrote all their grams and unlisted them.
    */
-  completeBackfilledGrams(rows: ReadonlyArray<{ contactId: string; createdAt: string; emailCt: string; grams: readonly string[] }>): number {
+  completeBackfilledGrams(rows: ReadonlyArray<{ teamId: string; contactId: string; createdAt: string; emailCt: string; grams: readonly string[] }>): number {
     const listed = this.stmt(
       "SELECT 1 FROM contact_ngram_backfill b JOIN contacts c ON c.id = b.contact_id WHERE b.contact_id = ? AND c.email_ct = ?",
     );
-    const postings: Array<[Buffer, string, string]> = [];
+    const postings: Array<[string, Buffer, string, string]> = [];
     let done = 0;
     for (const row of rows) {
       if (listed.get(row.contactId, row.emailCt) === undefined) continue;
-      for (const gram of row.grams) postings.push([gramKey(gram), row.createdAt, row.contactId]);
+      for (const gram of row.grams) postings.push([row.teamId, gramKey(gram), row.createdAt, row.contactId]);
       this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(row.contactId);
       done++;
     }
-    postings.sort((a, b) => Buffer.compare(a[0], b[0]));
+    postings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Buffer.compare(a[1], b[1])));
     for (let i = 0; i < postings.length; i += 32) {
       const chunk = postings.slice(i, i + 32);
-      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (gram, created_at, contact_id) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`).run(...chunk.flat());
+      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`).run(...chunk.flat());
     }
     return done;
   }
@@ -191,10 +191,8 @@ export class ContactsRepo {
    * index ranges and only the page's rows are read from `contacts`.
    */
   exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
-    // The grams are the workspace's own (its id is in their HMAC input); rows read are
-    // checked against it too (`page` with ids, `whereOf`).
-    const gramSql = `g.gram IN (${placeholders(grams.length)})`;
-    const keys = grams.map(gramKey);
+    const gramSql = `g.team_id = ? AND g.gram IN (${placeholders(grams.length)})`;
+    const keys = [filter.teamId, ...grams.map(gramKey)];
     if (!filter.statuses?.length && !filter.tags?.length) {
       const total = (this.stmt(`SELECT COUNT(*) AS n FROM contact_email_ngrams g WHERE ${gramSql}`).get(...keys) as { n: number }).n;
       const ids = this
@@ -276,19 +274,19 @@ export class ContactsRepo {
    * Candidates for a substring search: id, email ciphertext and creation time of the
    * contacts (of one key id) that have the grams and pass the other filters (a superset:
    * callers confirm each by decrypting). Each gram's
-   * posting list is read as one range of the (gram, created_at, contact_id) key,
+   * posting list is read as one range of the (team_id, gram, created_at, contact_id) key,
    * and the lists are intersected here from the rarest (callers order them):
    * sequential reads instead of a random index probe per candidate and gram. Only the
    * intersection's rows are then read from the contacts table.
    */
   candidates(filter: ContactFilter, keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
-    const postings = this.stmt("SELECT contact_id FROM contact_email_ngrams WHERE gram = ?").pluck();
+    const postings = this.stmt("SELECT contact_id FROM contact_email_ngrams WHERE team_id = ? AND gram = ?").pluck();
     let ids: string[] | undefined;
     for (const gram of filter.grams ?? []) {
       // Few candidates left: confirming them (by decryption) is cheaper than reading the
       // commoner grams' long posting lists, and confirmation decides anyway.
       if (ids !== undefined && ids.length <= CONFIRM_DIRECTLY) break;
-      const list = postings.all(gramKey(gram)) as string[];
+      const list = postings.all(filter.teamId, gramKey(gram)) as string[];
       if (ids === undefined) ids = list;
       else {
         const keep = new Set(list);
@@ -308,11 +306,11 @@ export class ContactsRepo {
   }
 
   /** How many contacts carry a blind gram: to drive the intersection from the rarest. */
-  gramFrequency(gram: string, cap: number): number {
+  gramFrequency(teamId: string, gram: string, cap: number): number {
     return (
       this
-        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_ngrams WHERE gram = ? LIMIT ?)")
-        .get(gramKey(gram), cap) as { n: number }
+        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_ngrams WHERE team_id = ? AND gram = ? LIMIT ?)")
+        .get(teamId, gramKey(gram), cap) as { n: number }
     ).n;
   }
 

@@ -122,7 +122,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     // The backfill read the row, then an update rewrote it (and its grams) before the write.
     c.update(t.teamId, id, { email: "new@after.example" });
     const staleGrams = emailGramHashes(t.services.keys.get(), t.teamId, "old@before.example", undefined, 5, 4);
-    expect(c.repo.completeBackfilledGrams([{ contactId: id, createdAt: "2026-11-22T10:00:00.000Z", emailCt: stale, grams: staleGrams }])).toBe(0);
+    expect(c.repo.completeBackfilledGrams([{ teamId: t.teamId, contactId: id, createdAt: "2026-11-22T10:00:00.000Z", emailCt: stale, grams: staleGrams }])).toBe(0);
     expect(c.list(t.teamId, query({ search: "befor" })).total).toBe(0);
     expect(c.list(t.teamId, query({ search: "after" })).total).toBe(1);
   });
