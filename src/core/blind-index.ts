@@ -10,13 +10,20 @@ import type { Keyring } from "./crypto.js";
 
 export const EMAIL_BIDX_PURPOSE = "contact-email-bidx";
 export const EMAIL_GRAM_PURPOSE = "contact-email-gram";
-/** n of the n-gram index: the shortest substring the index can answer. */
+/** The smallest n of the n-gram index: the shortest substring the index can answer. */
 export const GRAM_SIZE = 3;
 /**
- * Hex characters kept of each gram HMAC: 64 bits. Enough that two different trigrams of
- * one workspace practically never share a value (≈ 2^-64 per pair), so a 3-character
+ * The largest n indexed. Every 3-, 4- and 5-gram of an email is stored, so a query of 3 to
+ * 5 characters is answered by its own gram's posting list, exactly, without decrypting;
+ * longer ones intersect their 5-grams (rarer than trigrams) and confirm by decrypting.
+ * Larger n would add rows for every contact to speed up queries that are already rare.
+ */
+export const MAX_GRAM_SIZE = 5;
+/**
+ * Hex characters kept of each gram HMAC: 64 bits. Enough that two different grams of
+ * one workspace practically never share a value (≈ 2^-64 per pair), so a 3–5 character
  * query is answered by its one gram without decrypting; truncating further would not hide
- * trigram frequencies (equal trigrams still give equal values) and would only add false
+ * gram frequencies (equal grams still give equal values) and would only add false
  * positives to confirm.
  */
 export const GRAM_HEX = 16;
@@ -42,7 +49,13 @@ export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?:
   return keyring.hmac(EMAIL_GRAM_PURPOSE, `${teamId}\0${gram}`, keyId).slice(0, GRAM_HEX);
 }
 
-/** The blind grams stored for an email. */
-export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string): string[] {
-  return [...new Set(gramsOf(normaliseEmail(email)).map((g) => gramHash(keyring, teamId, g, keyId)))];
+/**
+ * The blind grams stored for an email: its 3- to `maxN`-grams. Grams of different lengths
+ * are different HMAC inputs, so one hash space holds them all.
+ */
+export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string, maxN = MAX_GRAM_SIZE, minN = GRAM_SIZE): string[] {
+  const normalised = normaliseEmail(email);
+  const out = new Set<string>();
+  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(gramHash(keyring, teamId, g, keyId));
+  return [...out];
 }

@@ -5,7 +5,7 @@ import { CONTACT_ENCRYPTED_FIELDS, contactAad } from "./contacts.js";
 import type { EncryptedColumnSet } from "./key-rotation.js";
 
 /**
- * Contacts' encrypted columns for the key rotation. The blind index and the n-grams are
+ * Contacts' encrypted columns for the key rotation. The blind index and the 3/4/5-grams are
  * keyed by the row's master key too (so retiring a leaked key also retires what it can
  * compute), hence recomputed with each re-encrypted row.
  */
@@ -17,12 +17,13 @@ export function contactsColumnSet(db: Db): EncryptedColumnSet {
     idColumn: "id",
     keyIdColumn: "key_id",
     columns: Object.keys(CONTACT_ENCRYPTED_FIELDS),
-    contextColumns: ["team_id"],
+    // created_at: the gram postings carry it (their newest-first order).
+    contextColumns: ["team_id", "created_at"],
     aad: (row, column) => contactAad(row.team_id!, row.id!, CONTACT_ENCRYPTED_FIELDS[column as keyof typeof CONTACT_ENCRYPTED_FIELDS]),
     afterRewrite(row, plaintexts, keyring) {
       const email = plaintexts.email_ct!;
       repo.setBlindIndex(row.id!, emailBlindIndex(keyring, row.team_id!, email));
-      repo.replaceGrams(row.team_id!, row.id!, emailGramHashes(keyring, row.team_id!, email));
+      repo.replaceGrams(row.team_id!, row.id!, row.created_at!, emailGramHashes(keyring, row.team_id!, email));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { emailBlindIndex, emailGramHashes, gramHash, gramsOf, GRAM_SIZE, normaliseEmail } from "../core/blind-index.js";
+import { emailBlindIndex, emailGramHashes, gramHash, gramsOf, GRAM_SIZE, MAX_GRAM_SIZE, normaliseEmail } from "../core/blind-index.js";
 import type { Clock } from "../core/clock.js";
 import { KeyringError, type Keyring } from "../core/crypto.js";
 import { AppError, badRequest, conflict, notFound } from "../core/errors.js";
@@ -58,8 +58,8 @@ interface Plain {
 /**
  * Contacts of a workspace: endpoints 9–13 and the import. Email, name and phone are
  * encrypted per field (AES-256-GCM, AAD = workspace/contact/field); uniqueness and exact
- * lookups use a blind index, substring search a blind trigram index confirmed by
- * decrypting the candidates.
+ * lookups use a blind index, substring search a blind 3/4/5-gram index (a 3–5 character
+ * query is its own gram, exact; longer ones confirm their candidates by decrypting).
  */
 export class ContactService {
   readonly repo: ContactsRepo;
@@ -335,13 +335,13 @@ export class ContactService {
     const offset = (query.page - 1) * query.limit;
     let total: number;
     let rows: ContactRow[];
-    let common: ReturnType<ContactService["commonTrigramPage"]>;
+    let exact: ReturnType<ContactService["exactGramPage"]>;
     if (query.search === undefined) {
       total = this.repo.countWhere(filter);
       rows = this.repo.page(filter, query.limit, offset);
-    } else if ((common = this.commonTrigramPage(filter, normaliseEmail(query.search), query))) {
-      total = common.total;
-      rows = common.rows;
+    } else if ((exact = this.exactGramPage(filter, normaliseEmail(query.search), query.limit, offset))) {
+      total = exact.total;
+      rows = exact.rows;
     } else {
       const matched = this.matchingIds(filter, query.search);
       total = matched.length;
@@ -360,7 +360,8 @@ export class ContactService {
   /** Ids of the contacts whose email contains `search` (case-insensitive), newest first. */
   private matchingIds(filter: ContactFilter, search: string): string[] {
     const needle = normaliseEmail(search);
-    const grams = gramsOf(needle);
+    // The longest grams the whole workspace has: rarer, so fewer candidates to confirm.
+    const grams = gramsOf(needle, this.indexedGramSize(filter.teamId));
     if (grams.length === 0) return this.scanMatchingIds(filter, needle, SHORT_SEARCH_SCAN_CAP);
     const keyring = this.keyring;
     const out: Array<{ id: string; created_at: string }> = [];
@@ -371,10 +372,8 @@ export class ContactService {
       const ranked = this.rankGrams(filter.teamId, hashes);
       if (ranked[0]!.n === 0) continue;
       const candidates = this.repo.candidates({ ...filter, grams: ranked.map((r) => r.h) }, keyId);
-      // One gram that is the whole query: the index is the answer (64-bit grams, no confirming).
-      const exact = grams.length === 1 && [...needle].length === GRAM_SIZE;
       for (const c of candidates) {
-        if (exact || this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
+        if (this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
       }
     }
     return sortNewestFirst(out).map((c) => c.id);
@@ -391,18 +390,64 @@ export class ContactService {
   }
 
   /**
-   * A 3-character search whose trigram is common, with no other filter and one key: the
-   * index alone answers (the posting count is the total; the page walks the newest contacts
-   * probing the gram), without materialising tens of thousands of candidates.
+   * The largest n whose grams every contact of the workspace has: MAX_GRAM_SIZE, or only
+   * the trigrams while contacts written before the 4/5-gram index await the backfill.
    */
-  private commonTrigramPage(filter: ContactFilter, needle: string, query: ContactListQuery): undefined | { total: number; rows: ContactRow[] } {
-    if ([...needle].length !== GRAM_SIZE || filter.statuses?.length || filter.tags?.length) return undefined;
-    const keyIds = this.keyIdsInUse(filter.teamId);
-    if (keyIds.length !== 1) return undefined;
-    const gram = gramHash(this.keyring, filter.teamId, needle, keyIds[0]);
-    if (this.repo.gramFrequency(filter.teamId, gram, GRAM_RANK_CAP) < GRAM_RANK_CAP) return undefined;
-    const total = this.repo.gramFrequency(filter.teamId, gram, Number.MAX_SAFE_INTEGER);
-    return { total, rows: this.repo.page({ ...filter, grams: [gram] }, query.limit, (query.page - 1) * query.limit) };
+  private indexedGramSize(teamId: string): number {
+    return this.repo.hasNgramBackfill(teamId) ? GRAM_SIZE : MAX_GRAM_SIZE;
+  }
+
+  /**
+   * A search of GRAM_SIZE to MAX_GRAM_SIZE characters is one indexed gram: the contacts whose
+   * normalised email has that n-gram are exactly those containing the query (64-bit keyed
+   * hashes, so a false match needs a collision, ≈ 2^-64 per pair of grams), so the posting
+   * list is the answer: `total` is its length and the page its newest entries, with no
+   * decryption at all. Undefined for other lengths (and for 4–5 characters while the
+   * workspace's backfill is pending): those intersect and confirm.
+   */
+  private exactGramPage(filter: ContactFilter, needle: string, limit: number, offset: number): undefined | { total: number; rows: ContactRow[] } {
+    const length = [...needle].length;
+    if (length < GRAM_SIZE || length > this.indexedGramSize(filter.teamId)) return undefined;
+    const keyring = this.keyring;
+    // Rows are indexed under the key they were written with: the gram under each key in use.
+    const grams = this.keyIdsInUse(filter.teamId).map((keyId) => gramHash(keyring, filter.teamId, needle, keyId));
+    if (grams.length === 0) return { total: 0, rows: [] };
+    return this.repo.exactGramPage(filter, grams, limit, offset);
+  }
+
+  /**
+   * Computes the 4/5-grams of contacts written before they were indexed (migration 012
+   * lists them; it has no key to read the emails): each is decrypted (outside the write
+   * transaction) and its 4/5-grams added, one immediate transaction per batch with the
+   * batch's postings inserted in key order, skipping a row changed in between (its update
+   * or re-encryption wrote every gram already). Run at startup (createServices); a row whose
+   * key is not loaded stays listed (its workspace keeps the trigram-only search) and is
+   * counted as failed.
+   */
+  backfillNgrams(batchSize = 5000): { done: number; failed: number } {
+    let done = 0;
+    let failed = 0;
+    let afterId = "";
+    const keyring = this.keyring;
+    for (;;) {
+      const batch = this.repo.ngramBackfillBatch(afterId, batchSize);
+      if (batch.length === 0) break;
+      afterId = batch[batch.length - 1]!.id;
+      const prepared: Array<{ teamId: string; contactId: string; createdAt: string; emailCt: string; grams: string[] }> = [];
+      for (const row of batch) {
+        try {
+          const email = this.decryptEmail(row, row.team_id);
+          // Its trigrams are there already (copied by the migration): only the 4/5-grams.
+          const grams = emailGramHashes(keyring, row.team_id, email, row.key_id, MAX_GRAM_SIZE, GRAM_SIZE + 1);
+          prepared.push({ teamId: row.team_id, contactId: row.id, createdAt: row.created_at, emailCt: row.email_ct, grams });
+        } catch (err) {
+          if (!(err instanceof KeyringError)) throw err;
+          failed++;
+        }
+      }
+      done += this.db.transaction(() => this.repo.completeBackfilledGrams(prepared)).immediate();
+    }
+    return { done, failed };
   }
 
   /**

@@ -70,6 +70,8 @@ export function createServices(deps: ServiceDeps): Services {
   const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
   const keys = new KeyringSource(deps.keyring, deps.dataDir);
   const contacts = new ContactService(deps.db, deps.clock, keys, plans);
+  // Contacts stored before the 4/5-gram index get theirs (one-off; a no-op afterwards).
+  contacts.backfillNgrams();
   const keyRotation = new KeyRotationService(deps.db);
   keyRotation.register(contactsColumnSet(deps.db));
   keyRotation.register(sendingDomainsColumnSet());

@@ -36,6 +36,11 @@ export interface ContactWrite {
 /** Below this many candidates, the remaining grams are not intersected (see `candidates`). */
 const CONFIRM_DIRECTLY = 256;
 
+/** A gram hash (16 hex characters) as the 8-byte key the index stores (migration 012). */
+function gramKey(hex: string): Buffer {
+  return Buffer.from(hex, "hex");
+}
+
 function placeholders(n: number): string {
   return Array.from({ length: n }, () => "?").join(", ");
 }
@@ -54,10 +59,10 @@ function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
     params.push(...filter.tags);
   }
   if (filter.grams?.length) {
-    // One index probe per gram and contact: (team_id, gram, contact_id) is the primary key.
+    // One index probe per gram and contact: (team_id, gram, created_at, contact_id) is the primary key.
     for (const gram of filter.grams) {
-      clauses.push("EXISTS (SELECT 1 FROM contact_email_grams g WHERE g.team_id = c.team_id AND g.gram = ? AND g.contact_id = c.id)");
-      params.push(gram);
+      clauses.push("EXISTS (SELECT 1 FROM contact_email_ngrams g WHERE g.team_id = c.team_id AND g.gram = ? AND g.created_at = c.created_at AND g.contact_id = c.id)");
+      params.push(gramKey(gram));
     }
   }
   return { sql: clauses.join(" AND "), params };
@@ -95,7 +100,7 @@ export class ContactsRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at);
-    this.insertGrams(r.team_id, r.id, write.grams);
+    this.insertGrams(r.team_id, r.id, r.created_at, write.grams);
     this.insertTags(r.team_id, r.id, write.tags);
   }
 
@@ -109,7 +114,7 @@ export class ContactsRepo {
       )
       .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.id, r.team_id).changes;
     if (changed === 0) return false;
-    this.replaceGrams(r.team_id, r.id, write.grams);
+    this.replaceGrams(r.team_id, r.id, r.created_at, write.grams);
     this.replaceTags(r.team_id, r.id, write.tags);
     return true;
   }
@@ -118,20 +123,93 @@ export class ContactsRepo {
     this.stmt("UPDATE contacts SET email_bidx = ? WHERE id = ?").run(bidx, contactId);
   }
 
-  replaceGrams(teamId: string, contactId: string, grams: readonly string[]): void {
-    this.stmt("DELETE FROM contact_email_grams WHERE contact_id = ?").run(contactId);
-    this.insertGrams(teamId, contactId, grams);
+  /** A contact's complete gram set (all sizes): it no longer needs the 4/5-gram backfill. */
+  replaceGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
+    this.stmt("DELETE FROM contact_email_ngrams WHERE contact_id = ?").run(contactId);
+    this.insertGrams(teamId, contactId, createdAt, grams);
+    this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(contactId);
   }
 
   /** Up to 32 grams per statement: one native call instead of one per gram. */
-  private insertGrams(teamId: string, contactId: string, grams: readonly string[]): void {
+  private insertGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
     for (let i = 0; i < grams.length; i += 32) {
       const chunk = grams.slice(i, i + 32);
-      const values = chunk.map(() => "(?, ?, ?)").join(", ");
-      this.stmt(`INSERT OR IGNORE INTO contact_email_grams (team_id, gram, contact_id) VALUES ${values}`).run(
-        ...chunk.flatMap((gram) => [teamId, gram, contactId]),
+      const values = chunk.map(() => "(?, ?, ?, ?)").join(", ");
+      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${values}`).run(
+        ...chunk.flatMap((gram) => [teamId, gramKey(gram), createdAt, contactId]),
       );
     }
+  }
+
+  /**
+   * Adds the grams of contacts listed for the backfill and unlists them; the postings of a
+   * whole batch are inserted sorted by key, so the inserts sweep the index in order instead
+   * of landing on random pages (the backfill of a large workspace is I/O-bound otherwise).
+   * Only contacts still listed and still holding `emailCt` are touched: an update or a
+   * rotation in between rewrote all their grams and unlisted them.
+   */
+  completeBackfilledGrams(rows: ReadonlyArray<{ teamId: string; contactId: string; createdAt: string; emailCt: string; grams: readonly string[] }>): number {
+    const listed = this.stmt(
+      "SELECT 1 FROM contact_ngram_backfill b JOIN contacts c ON c.id = b.contact_id WHERE b.contact_id = ? AND c.email_ct = ?",
+    );
+    const postings: Array<[string, Buffer, string, string]> = [];
+    let done = 0;
+    for (const row of rows) {
+      if (listed.get(row.contactId, row.emailCt) === undefined) continue;
+      for (const gram of row.grams) postings.push([row.teamId, gramKey(gram), row.createdAt, row.contactId]);
+      this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(row.contactId);
+      done++;
+    }
+    postings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Buffer.compare(a[1], b[1])));
+    for (let i = 0; i < postings.length; i += 32) {
+      const chunk = postings.slice(i, i + 32);
+      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`).run(...chunk.flat());
+    }
+    return done;
+  }
+
+  /** Whether some contact of the workspace still lacks its 4/5-grams (then only trigrams are complete). */
+  hasNgramBackfill(teamId: string): boolean {
+    return this.stmt("SELECT 1 FROM contact_ngram_backfill WHERE team_id = ? LIMIT 1").get(teamId) !== undefined;
+  }
+
+  /** The next contacts waiting for their 4/5-grams, by id after `afterId` (a cursor that skips failures). */
+  ngramBackfillBatch(afterId: string, limit: number): Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "created_at">> {
+    return this
+      .stmt(
+        `SELECT c.id, c.team_id, c.email_ct, c.key_id, c.created_at FROM contact_ngram_backfill b CROSS JOIN contacts c ON c.id = b.contact_id
+         WHERE b.contact_id > ? ORDER BY b.contact_id LIMIT ?`,
+      )
+      .all(afterId, limit) as Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "created_at">>;
+  }
+
+  /**
+   * A search answered by the index alone: the contacts having any of `grams` (the query's
+   * own n-gram under each key in use; a posting is a match, see `ContactService.list`),
+   * passing the other filters, as `total` and one page newest first. The posting list's
+   * key order is the page order, so without other filters the count and the page are
+   * index ranges and only the page's rows are read from `contacts`.
+   */
+  exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
+    const gramSql = `g.team_id = ? AND g.gram IN (${placeholders(grams.length)})`;
+    const keys = [filter.teamId, ...grams.map(gramKey)];
+    if (!filter.statuses?.length && !filter.tags?.length) {
+      const total = (this.stmt(`SELECT COUNT(*) AS n FROM contact_email_ngrams g WHERE ${gramSql}`).get(...keys) as { n: number }).n;
+      const ids = this
+        .stmt(`SELECT g.contact_id FROM contact_email_ngrams g WHERE ${gramSql} ORDER BY g.created_at DESC, g.contact_id DESC LIMIT ? OFFSET ?`)
+        .pluck()
+        .all(...keys, limit, offset) as string[];
+      return { total, rows: ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [] };
+    }
+    // Other filters need each candidate's row: drive from the posting list (CROSS JOIN pins
+    // the order), one primary-key probe per posting, no decryption.
+    const { sql, params } = whereOf({ ...filter, ids: [] });
+    const from = `contact_email_ngrams g CROSS JOIN contacts c ON c.id = g.contact_id`;
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE ${gramSql} AND ${sql}`).get(...keys, ...params) as { n: number }).n;
+    const rows = this
+      .stmt(`SELECT c.* FROM ${from} WHERE ${gramSql} AND ${sql} ORDER BY g.created_at DESC, g.contact_id DESC LIMIT ? OFFSET ?`)
+      .all(...keys, ...params, limit, offset) as ContactRow[];
+    return { total, rows };
   }
 
   private replaceTags(teamId: string, contactId: string, tags: readonly string[]): void {
@@ -196,19 +274,19 @@ export class ContactsRepo {
    * Candidates for a substring search: id, email ciphertext and creation time of the
    * contacts (of one key id) that have the grams and pass the other filters (a superset:
    * callers confirm each by decrypting). Each gram's
-   * posting list is read as one range of the (team_id, gram, contact_id) key, sorted by
-   * contact id, and the lists are intersected here from the rarest (callers order them):
+   * posting list is read as one range of the (team_id, gram, created_at, contact_id) key,
+   * and the lists are intersected here from the rarest (callers order them):
    * sequential reads instead of a random index probe per candidate and gram. Only the
    * intersection's rows are then read from the contacts table.
    */
   candidates(filter: ContactFilter, keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
-    const postings = this.stmt("SELECT contact_id FROM contact_email_grams WHERE team_id = ? AND gram = ?").pluck();
+    const postings = this.stmt("SELECT contact_id FROM contact_email_ngrams WHERE team_id = ? AND gram = ?").pluck();
     let ids: string[] | undefined;
     for (const gram of filter.grams ?? []) {
       // Few candidates left: confirming them (by decryption) is cheaper than reading the
       // commoner grams' long posting lists, and confirmation decides anyway.
       if (ids !== undefined && ids.length <= CONFIRM_DIRECTLY) break;
-      const list = postings.all(filter.teamId, gram) as string[];
+      const list = postings.all(filter.teamId, gramKey(gram)) as string[];
       if (ids === undefined) ids = list;
       else {
         const keep = new Set(list);
@@ -231,8 +309,8 @@ export class ContactsRepo {
   gramFrequency(teamId: string, gram: string, cap: number): number {
     return (
       this
-        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_grams WHERE team_id = ? AND gram = ? LIMIT ?)")
-        .get(teamId, gram, cap) as { n: number }
+        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_ngrams WHERE team_id = ? AND gram = ? LIMIT ?)")
+        .get(teamId, gramKey(gram), cap) as { n: number }
     ).n;
   }
 

@@ -10,6 +10,7 @@ import { placeImports } from "./008-place-imports.js";
 import { enrichment } from "./009-enrichment.js";
 import { searchQuota } from "./010-search-quota.js";
 import { placeTerms } from "./011-place-terms.js";
+import { contactNgrams } from "./012-contact-ngrams.js";
 
 export interface Migration {
   name: string;
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   enrichment,
   searchQuota,
   placeTerms,
+  contactNgrams,
 ];
