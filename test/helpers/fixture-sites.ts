@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach } from "vitest";
+import { closeAfterEach } from "./close-after-each.js";
 import type { LookupFunction } from "../../src/providers/web/safe-fetcher.js";
 
 export type FixtureResponse =
@@ -20,19 +20,6 @@ export interface FixtureSites {
   requests: Array<{ host: string; path: string; userAgent: string }>;
 }
 
-const servers: Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
 
 /** Real websites on a loopback socket, told apart by the Host header. Unknown paths (and robots.txt unless given) are 404. */
 export async function startFixtureSites(sites: FixtureMap): Promise<FixtureSites> {
@@ -56,7 +43,7 @@ export async function startFixtureSites(sites: FixtureMap): Promise<FixtureSites
     if (spec.delayMs) setTimeout(send, spec.delayMs);
     else send();
   });
-  servers.push(server);
+  closeAfterEach(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { ImportItem, PlaceRecord } from "../../src/providers/places/place-record.js";
 
 /** The real extracts beside the project (never copied into it): ../shared/data. */
 export const SHARED_DATA = resolve(import.meta.dirname, "../../../shared/data");
@@ -12,4 +13,15 @@ export const OVERTURE_SAMPLE = dataFile("overture-places-us-sample-3425.parquet"
 /** Within `tolerance` (a fraction) of `expected`. */
 export function near(actual: number, expected: number, tolerance = 0.08): boolean {
   return Math.abs(actual - expected) <= expected * tolerance;
+}
+
+/** Drain an importer: the places it yields, and its skips counted by reason. */
+export async function collectImport(items: AsyncIterable<ImportItem>): Promise<{ places: PlaceRecord[]; skipped: Record<string, number> }> {
+  const places: PlaceRecord[] = [];
+  const skipped: Record<string, number> = {};
+  for await (const item of items) {
+    if (item.kind === "place") places.push(item.place);
+    else skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+  }
+  return { places, skipped };
 }

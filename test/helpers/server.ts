@@ -1,23 +1,10 @@
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3";
-import { afterEach } from "vitest";
+import { closeAfterEach } from "./close-after-each.js";
 import { createApp, type ApiApp } from "../../src/server/app.js";
 import type { Services } from "../../src/services/index.js";
 
-const servers: Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
-});
 
 export type TestRequestInit = RequestInit & { token?: string; json?: unknown };
 
@@ -47,7 +34,7 @@ export async function startTestServer(services: Services): Promise<TestServer> {
   const logs: string[] = [];
   const app = createApp(services, { log: (line) => logs.push(line) });
   const server = createServer(toNodeHandler(app.h3));
-  servers.push(server);
+  closeAfterEach(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -4,25 +4,15 @@ import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { cellOf, cellsOfCircle, termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
-import { PlacesRepo, type PlaceWrite } from "../../src/store/places.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { createTestInstance } from "../helpers/instance.js";
+import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
 import { termIndex } from "../helpers/place-terms.js";
 import { join } from "node:path";
 
-function place(placeId: string, fields: Partial<PlaceWrite> = {}): PlaceWrite {
-  return {
-    placeId, name: placeId, address: "somewhere", street: null, housenumber: null, postcode: null, city: null, country: null,
-    lat: 47.14, lng: 9.52, website: null, phone: null, email: null, socials: null, rating: null, categories: "[]",
-    categoryText: "", cuisine: null, brand: null, description: null, openingHours: null, provenance: null, ...fields,
-  };
-}
+const place = placeWrite;
 
 function setup() {
-  const instance = createTestInstance();
-  const db = instance.services.deps.db;
-  const repo = new PlacesRepo(db);
-  const source = (name: string) => repo.beginSource({ kind: "csv", name, dataDate: null, licence: "x", attribution: "x", now: "2026-11-22T10:00:00Z" });
+  const { db, repo, source } = placesRepoSetup();
   const terms = (placeId: string) =>
     db.prepare("SELECT t.term, t.cell FROM place_terms t JOIN places p ON p.id = t.place WHERE p.place_id = ? ORDER BY t.term").all(placeId) as { term: string; cell: number }[];
   return { db, repo, source, terms };

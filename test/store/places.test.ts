@@ -1,22 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { PlacesRepo, type PlaceWrite } from "../../src/store/places.js";
-import { createTestInstance } from "../helpers/instance.js";
+import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
 
-function place(placeId: string, fields: Partial<PlaceWrite> = {}): PlaceWrite {
-  return {
-    placeId, name: placeId, address: "somewhere", street: null, housenumber: null, postcode: null, city: null, country: null,
-    lat: 47.14, lng: 9.52, website: null, phone: null, email: null, socials: null, rating: null, categories: "[]",
-    categoryText: "", cuisine: null, brand: null, description: null, openingHours: null, provenance: null, ...fields,
-  };
-}
+const place = placeWrite;
 
-function setup() {
-  const instance = createTestInstance();
-  const db = instance.services.deps.db;
-  const repo = new PlacesRepo(db);
-  const source = (name: string) => repo.beginSource({ kind: "csv", name, dataDate: null, licence: "x", attribution: "x", now: "2026-11-22T10:00:00Z" });
-  return { db, repo, source };
-}
+const setup = placesRepoSetup;
 
 describe("places repository (write side)", () => {
   test("localities: most common spelling, centroid, and places without a country join the named group", () => {

@@ -8,19 +8,10 @@ import { parse as parsePrimitiveBlock } from "osm-pbf-parser-node";
 import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
 import { readNodeCoordinates, readPbfBlocks } from "../../../src/providers/places/importers/pbf-blocks.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
-import type { ImportItem, PlaceRecord } from "../../../src/providers/places/place-record.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { LIECHTENSTEIN, MONACO, near } from "../../helpers/places-data.js";
+import { collectImport, LIECHTENSTEIN, MONACO, near } from "../../helpers/places-data.js";
 
-async function collect(items: AsyncIterable<ImportItem>): Promise<{ places: PlaceRecord[]; skipped: Record<string, number> }> {
-  const places: PlaceRecord[] = [];
-  const skipped: Record<string, number> = {};
-  for await (const item of items) {
-    if (item.kind === "place") places.push(item.place);
-    else skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
-  }
-  return { places, skipped };
-}
+const collect = collectImport;
 
 // --- a hand-made PBF: protobuf encoding of BlobHeader/Blob/HeaderBlock -------------
 function varint(n: number): Buffer {

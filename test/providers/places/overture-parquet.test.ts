@@ -6,18 +6,9 @@ import {
   pointFromGeometry,
   rowGroupOutside,
 } from "../../../src/providers/places/importers/overture-parquet.js";
-import type { ImportItem, PlaceRecord } from "../../../src/providers/places/place-record.js";
-import { near, OVERTURE_SAMPLE } from "../../helpers/places-data.js";
+import { collectImport, near, OVERTURE_SAMPLE } from "../../helpers/places-data.js";
 
-async function collect(items: AsyncIterable<ImportItem>) {
-  const places: PlaceRecord[] = [];
-  const skipped: Record<string, number> = {};
-  for await (const item of items) {
-    if (item.kind === "place") places.push(item.place);
-    else skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
-  }
-  return { places, skipped };
-}
+const collect = collectImport;
 
 describe("Overture places GeoParquet importer", () => {
   test("the pandas-written sample (no geo metadata, raw WKB, extra `open` column, null-typed emails) imports all 3,425 places", async () => {
