@@ -53,11 +53,13 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
 export class LeadSearchService {
   private readonly tokens: PageTokens;
   private readonly teams: TeamsRepo;
+  private readonly contacts: ContactsRepo;
   private readonly log: (line: string) => void;
 
   constructor(private readonly deps: LeadSearchDeps) {
     this.tokens = new PageTokens(deps.keyring, deps.clock);
     this.teams = new TeamsRepo(deps.db);
+    this.contacts = new ContactsRepo(deps.db);
     this.log = deps.log ?? ((line) => process.stderr.write(line + "\n"));
   }
 
@@ -92,7 +94,7 @@ export class LeadSearchService {
     const team = this.teams.byId(teamId)!;
     const { maxContacts, plan } = this.deps.plans.limitsFor(team);
     if (maxContacts === null) return;
-    const count = new ContactsRepo(this.deps.db).count(teamId);
+    const count = this.contacts.count(teamId);
     if (count >= maxContacts) {
       throw new AppError(
         "contact_limit_reached",
