@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import { toNodeHandler } from "h3";
 import { openInstance } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
+import { PlacePostingsRepo } from "../dist/store/place-postings.js";
 import { createApp } from "../dist/server/app.js";
 import { LocalPlaceProvider } from "../dist/providers/places/local.js";
 import { keywordTerms } from "../dist/providers/places/keywords.js";
@@ -131,6 +132,8 @@ function generate(instance) {
     })();
     process.stderr.write(`\rgenerating ${Math.min(PLACES, start + batch).toLocaleString("en")} places…`);
   }
+  // As an importer does once it ends: pack the term index of every cell written.
+  new PlacePostingsRepo(db).refresh();
   db.exec("INSERT INTO places_fts(places_fts) VALUES ('optimize'); ANALYZE;");
   process.stderr.write(` done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }

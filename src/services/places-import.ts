@@ -5,6 +5,7 @@ import { importerFor } from "../providers/places/importers/index.js";
 import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import type { Db } from "../store/db.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+import { PlacePostingsRepo } from "../store/place-postings.js";
 
 /** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -99,6 +100,7 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
  */
 export class PlacesImportService {
   private placesRepo?: PlacesRepo;
+  private postingsRepo?: PlacePostingsRepo;
 
   constructor(
     private readonly db: Db,
@@ -109,6 +111,12 @@ export class PlacesImportService {
   get repo(): PlacesRepo {
     this.placesRepo ??= new PlacesRepo(this.db);
     return this.placesRepo;
+  }
+
+  /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
+  private get postings(): PlacePostingsRepo {
+    this.postingsRepo ??= new PlacePostingsRepo(this.db);
+    return this.postingsRepo;
   }
 
   async importFile(path: string, options: ImportFileOptions = {}): Promise<ImportSummary> {
@@ -159,11 +167,14 @@ export class PlacesImportService {
       flush();
     } catch (err) {
       this.repo.failSource(source.id);
+      // What was written stays searchable, at full speed.
+      this.postings.refresh();
       throw err;
     }
     const info = importer.source();
     const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.clock.now().toISOString() });
     removed += gone;
+    this.postings.refresh();
     this.repo.rebuildLocalities();
     const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
@@ -181,7 +192,14 @@ export class PlacesImportService {
     };
   }
 
-  stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> } {
-    return { sources: this.repo.sourceStats(), index: this.repo.indexCounts() };
+  stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {
+    return { sources: this.repo.sourceStats(), index: { ...this.repo.indexCounts(), staleCells: this.postings.staleCount() } };
+  }
+
+  /** Rebuild the search's packed term index wherever it is stale (after an import that was killed). */
+  reindex(): { cells: number; seconds: number } {
+    const started = performance.now();
+    const cells = this.postings.refresh();
+    return { cells, seconds: (performance.now() - started) / 1000 };
   }
 }

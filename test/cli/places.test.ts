@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { openDatabase } from "../../src/store/db.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { LIECHTENSTEIN, near } from "../helpers/places-data.js";
@@ -103,5 +104,27 @@ describe("outreach places stats", () => {
     expect(json.index.places).toBe(json.sources[0].places + json.sources[1].places);
     expect(json.index.fts).toBe(json.index.places);
     expect(json.attribution).toHaveLength(2);
+  });
+});
+
+describe("outreach places reindex", () => {
+  test("after an import that was killed: stats says how many cells wait, reindex rebuilds them", async () => {
+    const env = cliEnv();
+    const dataDir = tempDir();
+    expect((await runCli(["--data-dir", dataDir, "places", "import", listFile(), "--json"], { env })).code).toBe(0);
+    expect(JSON.parse((await runCli(["--data-dir", dataDir, "places", "stats", "--json"], { env })).stdout).index.staleCells).toBe(0);
+    // What a killed import leaves: places written, their cells not yet packed again.
+    const db = openDatabase(join(dataDir, "outreach.db"));
+    db.prepare("UPDATE places SET name = 'Acme Dental Clinic'").run();
+    db.close();
+    const stats = await runCli(["--data-dir", dataDir, "places", "stats"], { env, tty: true });
+    expect(stats.stdout).toContain("1 cells of the search index wait for a rebuild");
+    const reindex = await runCli(["--data-dir", dataDir, "places", "reindex", "--json"], { env });
+    expect(reindex.code).toBe(0);
+    expect(JSON.parse(reindex.stdout)).toMatchObject({ cells: 1 });
+    expect(JSON.parse((await runCli(["--data-dir", dataDir, "places", "stats", "--json"], { env })).stdout).index.staleCells).toBe(0);
+    const search = await runCli(["--data-dir", dataDir, "leads", "search", "--lat", "47.14", "--lng", "9.52", "--keywords", "clinic", "--json"], { env });
+    expect(search.code, search.stderr).toBe(0);
+    expect(JSON.parse(search.stdout).leads.map((l: { name: string }) => l.name)).toEqual(["Acme Dental Clinic"]);
   });
 });

@@ -1,8 +1,10 @@
 import type { Db } from "../../src/store/db.js";
+import { PlacePostingsRepo } from "../../src/store/place-postings.js";
 
 /**
  * Fill the places index through the real schema (migration 002) with plain SQL, the way
- * an importer would: one source, places with cleaned lead fields, localities.
+ * an importer would: one source, places with cleaned lead fields, localities, and the
+ * search's packed term index rebuilt at the end.
  */
 export interface TestPlace {
   placeId: string;
@@ -67,6 +69,8 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
       });
     }
   })();
+  // As an importer does once it ends: the search reads these cells packed.
+  new PlacePostingsRepo(db).refresh();
 }
 
 export function insertLocality(

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { parseBoundingBox } from "../../src/services/places-import.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
-import { termIndex } from "../helpers/place-terms.js";
+import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { LIECHTENSTEIN, MONACO, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
 
 function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"]["db"]) {
@@ -85,6 +85,10 @@ describe("importing into the places index", () => {
     const replaced = termIndex(db);
     expect(replaced.actual).toEqual(replaced.expected);
     expect(replaced.actual).toHaveLength(imported.actual.length);
+    // The packed copy the search reads was rebuilt when the import ended: nothing stale.
+    const { packed, rows, stale } = packedIndex(db);
+    expect(stale).toEqual([]);
+    expect(packed).toEqual(rows);
     // Nothing left behind by the places --replace deleted.
     expect(db.prepare("SELECT count(*) AS n FROM place_terms WHERE place NOT IN (SELECT id FROM places)").get()).toEqual({ n: 0 });
   });
@@ -205,7 +209,8 @@ describe("your own CSV and NDJSON lists", () => {
     ).rejects.toThrow();
     const [failed] = service.stats().sources;
     expect(failed).toMatchObject({ status: "failed", place_count: 10 });
-    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, fts: 10 });
+    // What was written is packed for the search too: a failed import leaves no stale cell.
+    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, fts: 10, staleCells: 0 });
     const done = await service.importFile(file, { batchSize: 10 });
     expect(done).toMatchObject({ added: 15, unchanged: 10, total: 25 });
     expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });

@@ -3,6 +3,7 @@ import { distanceKm } from "../../src/core/geo.js";
 import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
+import { placeTerms } from "../../src/store/migrations/011-place-terms.js";
 import { cellOf, cellsOfCircle, termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
@@ -92,7 +93,7 @@ describe("place term index (kept in sync by the write path)", () => {
 
   test("the migration backfills places written before it", () => {
     const file = join(tempDir(), "outreach.db");
-    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.length - 1));
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(placeTerms)));
     const sourceId = before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number };
     const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, description, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
     insert.run("a", sourceId.id, "Pizzeria Roma", 47.1, 9.5, "restaurant", null);

@@ -118,11 +118,24 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       // On a terminal the attribution follows the table; piped, stdout stays pure rows.
       const write = (line: string) => (ctx.io.stdoutIsTTY ? ctx.io.stdout.write(line + "\n") : ctx.info(line));
       write(`\n${index.places.toLocaleString("en")} places; localities: ${index.cities} cities, ${index.postcodes} postcodes.`);
+      if (index.staleCells > 0) {
+        write(`${index.staleCells.toLocaleString("en")} cells of the search index wait for a rebuild (an import was cut short): searches there are slower until \`outreach places reindex\`.`);
+      }
       write("Attribution (show it wherever results are shown):");
       for (const line of attribution) write(`  ${line}`);
     },
   );
   example(stats, "outreach places stats", "outreach places stats --json");
+
+  const reindex = withJson(
+    places.command("reindex").description("rebuild the packed search index where it is out of date (an import does this when it ends; needed only after one was killed)"),
+  ).action((options: { json?: boolean }) => {
+    refuseRemote();
+    const result = ctx.openInstance().services.placesImport.reindex();
+    if (options.json) return printJson(ctx.io, result);
+    ctx.info(`${result.cells.toLocaleString("en")} cells rebuilt in ${result.seconds.toFixed(1)} s.`);
+  });
+  example(reindex, "outreach places reindex");
 }
 
 function printSummary(ctx: CommandContext, s: ImportSummary): void {

@@ -5,7 +5,8 @@ import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
 import { SEARCH_FIELDS } from "../../core/search-tokens.js";
-import { cellsOfCircle, FIELD_BASE, PlaceTermsRepo, UNPACKED } from "../../store/place-terms.js";
+import { cellsOfCircle, FIELD_BASE, PlaceTermsRepo, UNPACKED, type TermHit } from "../../store/place-terms.js";
+import { PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
 import { fieldTermScore, keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
@@ -48,12 +49,14 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   readonly name = "local";
   private readonly repo: PlaceSearchRepo;
   private readonly terms: PlaceTermsRepo;
+  private readonly postings: PlacePostingsRepo;
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.repo = new PlaceSearchRepo(db);
     this.terms = new PlaceTermsRepo(db);
+    this.postings = new PlacePostingsRepo(db);
   }
 
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
@@ -94,17 +97,27 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 
   /**
-   * The term-index plan: for each term, one range scan of the words it prefixes in each
-   * cell; places outside the circle are dropped on their first row, places missing a
-   * term after that term's scan. Scores come from the counts stored in the index through
-   * the scorer's own `fieldTermScore`, in the scorer's order, so no place text is read
-   * and the scores are the same bits.
+   * The term-index plan: for each term, the postings of the words it prefixes in each cell
+   * (packed, migration 013; a stale cell's `place_terms` rows instead); places outside
+   * the circle are dropped on their first posting, places missing a term after that
+   * term's scan. Scores come from the counts stored in the index through the scorer's own
+   * `fieldTermScore`, in the scorer's order, so no place text is read and the scores are
+   * the same bits. One read transaction: every cell is seen at one point in time, also
+   * while an import writes.
    */
   private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
+    return this.db.transaction(() => this.scoreTermIndex(cells, center, radiusKm, terms))();
+  }
+
+  private scoreTermIndex(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
     const [first, second] = circleBoxes(center, radiusKm);
     const { minLat, maxLat } = first!;
+    const cellsJson = JSON.stringify(cells);
+    const stale = this.postings.staleAmong(cellsJson);
+    const freshJson = stale.size === 0 ? cellsJson : JSON.stringify(cells.filter((c) => !stale.has(c)));
+    const staleCells = [...stale];
     const width = terms.length * FIELDS;
-    // One slot per place in the circle, in flat arrays sized by the first term's rows
+    // One slot per place in the circle, in flat arrays sized by the first term's postings
     // (thousands of places: no object or array each).
     const slotOf = new Map<number, number>();
     const places: number[] = [];
@@ -118,52 +131,54 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
-        const hits = this.terms.scan(cells, prefix, exactWords, center, radiusKm);
-        if (t === 0 && tfs.length < (places.length + hits.length) * width) {
-          const grown = new Uint32Array((places.length + hits.length) * width);
-          grown.set(tfs);
-          tfs = grown;
-          const grownExacts = new Uint8Array(grown.length);
-          grownExacts.set(exacts);
-          exacts = grownExacts;
-        }
-        // Indexed access: array destructuring goes through the iterator protocol per row.
-        for (let h = 0; h < hits.length; h++) {
-          const hit = hits[h]!;
-          const place = hit[0];
-          const tfExact = hit[3];
-          let slot = slotOf.get(place);
-          if (slot === undefined) {
-            // Only the first term admits places: a place without it cannot match.
-            if (t > 0) continue;
-            // Cells overhang the circle: test the box inline, then the exact distance.
-            const lat = hit[1];
-            const lng = hit[2];
-            if (lat < minLat || lat > maxLat) continue;
-            if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
-            point.lat = lat;
-            point.lng = lng;
-            const d = distanceKm(center, point);
-            if (d > radiusKm) continue;
-            slot = places.length;
-            slotOf.set(place, slot);
-            places.push(place);
-            distances.push(d);
-            lengths.push(hit[4]);
-            matched.push(0);
+        const chunks = this.postings.scan(freshJson, prefix, exactWords);
+        if (staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(staleCells, prefix, exactWords, center, radiusKm)));
+        if (t === 0) {
+          const records = chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0);
+          if (tfs.length < (places.length + records) * width) {
+            const grown = new Uint32Array((places.length + records) * width);
+            grown.set(tfs);
+            tfs = grown;
+            const grownExacts = new Uint8Array(grown.length);
+            grownExacts.set(exacts);
+            exacts = grownExacts;
           }
-          matched[slot] = matched[slot]! | (1 << t);
-          const exact = tfExact % 2 !== 0;
-          let rest = Math.floor(tfExact / 2);
-          if (rest === UNPACKED) continue;
-          // Base-1024 digits of the packed counts, field by field.
-          const base = slot * width + t * FIELDS;
-          for (let f = 0; f < FIELDS && rest > 0; f++) {
-            const n = rest % FIELD_BASE;
-            rest = (rest - n) / FIELD_BASE;
-            if (n === 0) continue;
-            tfs[base + f]! += n;
-            if (exact) exacts[base + f] = 1;
+        }
+        for (const { exact, values } of chunks) {
+          for (let r = 0; r < values.length; r += POSTING_STRIDE) {
+            const place = values[r]!;
+            let slot = slotOf.get(place);
+            if (slot === undefined) {
+              // Only the first term admits places: a place without it cannot match.
+              if (t > 0) continue;
+              // Cells overhang the circle: test the box inline, then the exact distance.
+              const lat = values[r + 1]!;
+              const lng = values[r + 2]!;
+              if (lat < minLat || lat > maxLat) continue;
+              if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
+              point.lat = lat;
+              point.lng = lng;
+              const d = distanceKm(center, point);
+              if (d > radiusKm) continue;
+              slot = places.length;
+              slotOf.set(place, slot);
+              places.push(place);
+              distances.push(d);
+              lengths.push(values[r + 4]!);
+              matched.push(0);
+            }
+            matched[slot] = matched[slot]! | (1 << t);
+            let rest = values[r + 3]!;
+            if (rest === UNPACKED) continue;
+            // Base-1024 digits of the packed counts, field by field.
+            const base = slot * width + t * FIELDS;
+            for (let f = 0; f < FIELDS && rest > 0; f++) {
+              const n = rest % FIELD_BASE;
+              rest = (rest - n) / FIELD_BASE;
+              if (n === 0) continue;
+              tfs[base + f]! += n;
+              if (exact) exacts[base + f] = 1;
+            }
           }
         }
       }
@@ -256,6 +271,19 @@ function indexScore(lengths: number, tfs: Uint32Array, exacts: Uint8Array, base:
     total += termScore;
   }
   return total;
+}
+
+/** Rows of a stale cell's term scan as postings: tf × 2 + exact unfolded into two chunks. */
+function chunksOfHits(hits: readonly TermHit[]): PostingChunk[] {
+  const exact: number[] = [];
+  const other: number[] = [];
+  for (const [place, lat, lng, tfExact, words] of hits) {
+    (tfExact % 2 !== 0 ? exact : other).push(place, lat, lng, Math.floor(tfExact / 2), words);
+  }
+  return [
+    { exact: true, values: Float64Array.from(exact) },
+    { exact: false, values: Float64Array.from(other) },
+  ];
 }
 
 /** The ranking order: relevance, then distance, then id (a total order: ids are unique). */

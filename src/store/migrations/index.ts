@@ -11,6 +11,7 @@ import { enrichment } from "./009-enrichment.js";
 import { searchQuota } from "./010-search-quota.js";
 import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
+import { placePostings } from "./013-place-postings.js";
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   searchQuota,
   placeTerms,
   contactNgrams,
+  placePostings,
 ];
