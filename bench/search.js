@@ -2,7 +2,8 @@
 // (a fresh connection and provider per query: empty SQLite page cache and statement
 // cache, nothing remembered in JavaScript) and warm (one long-lived provider), its ratio
 // to a full-scan baseline (haversine over every row + LIKE) in the same run, larger radii,
-// and the time to the first NDJSON line over HTTP. Plain Node ESM over dist/ (run
+// the time to the first NDJSON line over HTTP, and the same searches on the real extracts
+// of ../shared/data imported into a fresh data directory. Plain Node ESM over dist/ (run
 // `npm run build`).
 //
 //   node bench/search.js [--places 1000000] [--queries 300] [--baseline-queries 12] [--data-dir DIR]
@@ -13,10 +14,11 @@
 // Load average matters on a shared machine: it is printed with the figures.
 // The generated data directory is kept (default: $TMPDIR/outreach-bench-search-<N>) and
 // reused by later runs, since generating a million places takes a minute or two.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { toNodeHandler } from "h3";
 import { openInstance } from "../dist/services/instance.js";
@@ -297,6 +299,59 @@ const http = summary(ttfl);
 const httpDone = summary(complete);
 instance.close();
 
+// The same 5 km searches on the real extracts in ../shared/data, imported through the real
+// importer into a fresh data directory: centres at imported places (where users search),
+// cold and warm, against the same full-scan baseline.
+async function extractsBench() {
+  const dir = join(tmpdir(), `outreach-bench-search-extracts-${process.pid}`);
+  const real = openInstance({ dataDir: dir, env: {}, config: { rateLimitPerMinute: 0, enrich: false } });
+  try {
+    const shared = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+    const files = readdirSync(shared).filter((f) => /\.(osm\.pbf|parquet)$/.test(f)).sort();
+    for (const file of files) await real.services.placesImport.importFile(join(shared, file));
+    const realDb = real.services.deps.db;
+    const points = realDb.prepare("SELECT lat, lng FROM places ORDER BY id").all();
+    const words = ["restaurant", "cafe", "hotel", "dentist", "bakery", "pharmacy", "bar", "hairdresser", "bank", "supermarket"];
+    seed = 2026;
+    const realQueries = Array.from({ length: 200 }, (_, i) => ({ center: points[Math.floor(random() * points.length)], keywords: words[i % words.length] }));
+    const file = join(dir, "outreach.db");
+    const coldReal = [];
+    for (const q of realQueries) {
+      const connection = openDatabase(file);
+      const p = new LocalPlaceProvider(connection);
+      const t = performance.now();
+      await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+      coldReal.push(performance.now() - t);
+      connection.close();
+    }
+    const p = new LocalPlaceProvider(realDb);
+    for (const q of realQueries.slice(0, 20)) await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+    const warmReal = [];
+    for (const q of realQueries) {
+      const t = performance.now();
+      await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
+      warmReal.push(performance.now() - t);
+    }
+    realDb.function("haversine_km", { deterministic: true }, (lat1, lng1, lat2, lng2) => distanceKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 }));
+    const scan = realDb.prepare(
+      `SELECT id, haversine_km(lat, lng, ?, ?) AS d FROM places
+        WHERE (name LIKE ? OR category_text LIKE ?) AND haversine_km(lat, lng, ?, ?) <= 5 ORDER BY d LIMIT 20`,
+    );
+    const baselineReal = [];
+    for (const q of realQueries) {
+      const like = `%${q.keywords}%`;
+      const t = performance.now();
+      scan.all(q.center.lat, q.center.lng, like, like, q.center.lat, q.center.lng);
+      baselineReal.push(performance.now() - t);
+    }
+    return { files, places: points.length, cold: summary(coldReal), warm: summary(warmReal), baseline: summary(baselineReal) };
+  } finally {
+    real.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const extracts = await extractsBench();
+
 const f = (ms) => `${ms.toFixed(2)} ms`;
 const row = (label, st) => console.log(`| ${label} | ${f(st.p50)} | ${f(st.p95)} | ${st.n} |`);
 console.log(`\nLead search, ${PLACES.toLocaleString("en")} synthetic places around ${TOWNS.length} towns, 5 km circle, one page of ≤ 20`);
@@ -317,3 +372,11 @@ console.log(`term index: ${termRows.toLocaleString("en")} rows${termPages ? `, $
 console.log(`load average during the run: ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 console.log(`\nbaseline / cold (p50): ${(baseline.p50 / cold.p50).toFixed(0)}×   baseline / warm (p50): ${(baseline.p50 / warm.p50).toFixed(0)}×`);
 console.log(`target p95 < 10 ms (cold): ${cold.p95 < 10 ? "met" : "NOT met"}`);
+
+console.log(`\nLead search on the real extracts (${extracts.places.toLocaleString("en")} places from ${extracts.files.join(", ")}), 5 km, centres at imported places\n`);
+console.log("| measurement | p50 | p95 | n |");
+console.log("|---|---|---|---|");
+row("local provider, cold", extracts.cold);
+row("local provider, warm", extracts.warm);
+row("baseline: full scan, haversine + LIKE", extracts.baseline);
+console.log(`\nbaseline / cold (p50): ${(extracts.baseline.p50 / extracts.cold.p50).toFixed(0)}×`);

@@ -51,7 +51,12 @@ const PLACE_COLUMNS =
  * importer owns the write side (`places.ts`); nothing here writes.
  */
 export class PlaceSearchRepo {
-  constructor(private readonly db: Db) {}
+  private readonly rowsStatement;
+
+  constructor(private readonly db: Db) {
+    // Prepared once: every page of every search reads its rows through it.
+    this.rowsStatement = db.prepare(`SELECT ${PLACE_COLUMNS} FROM places WHERE id IN (SELECT value FROM json_each(?))`);
+  }
 
   /**
    * Every place the R*Tree finds in the box; the caller tests the keywords. The search's
@@ -77,9 +82,7 @@ export class PlaceSearchRepo {
 
   rowsByIds(ids: readonly number[]): PlaceRow[] {
     if (ids.length === 0) return [];
-    return this.db
-      .prepare(`SELECT ${PLACE_COLUMNS} FROM places WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as PlaceRow[];
+    return this.rowsStatement.all(JSON.stringify(ids)) as PlaceRow[];
   }
 
   byPlaceId(placeId: string): PlaceRow | undefined {

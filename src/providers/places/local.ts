@@ -4,10 +4,10 @@ import type { Lead } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { SEARCH_FIELDS } from "../../core/search-tokens.js";
-import { cellsOfCircle, FIELD_BASE, PlaceTermsRepo, UNPACKED, type TermHit } from "../../store/place-terms.js";
+import { cellsOfCircle, PlaceTermsRepo, type TermHit } from "../../store/place-terms.js";
 import { PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
-import { fieldTermScore, keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
+import { keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
+import { TermMatches, type Ranked } from "./term-matches.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
@@ -28,16 +28,10 @@ function parseCursor(cursor: string | null): number {
   return Number(m[1]);
 }
 
-interface Ranked {
-  id: number;
-  score: number;
-  distanceKm: number;
-}
 
 /** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
 export type QueryPlan = "term-index" | "box-scan";
 
-const FIELDS = SEARCH_FIELDS.length;
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
@@ -50,6 +44,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly repo: PlaceSearchRepo;
   private readonly terms: PlaceTermsRepo;
   private readonly postings: PlacePostingsRepo;
+  private readonly inReadTransaction: (read: () => Ranked[]) => Ranked[];
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
 
@@ -57,6 +52,9 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     this.repo = new PlaceSearchRepo(db);
     this.terms = new PlaceTermsRepo(db);
     this.postings = new PlacePostingsRepo(db);
+    // One wrapper for every search (better-sqlite3 builds one per `transaction()` call).
+    const transaction = db.transaction((read: () => Ranked[]) => read());
+    this.inReadTransaction = (read) => transaction(read);
   }
 
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
@@ -106,101 +104,32 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * while an import writes.
    */
   private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    return this.db.transaction(() => this.scoreTermIndex(cells, center, radiusKm, terms))();
+    return this.inReadTransaction(() => this.scoreTermIndex(cells, center, radiusKm, terms));
   }
 
   private scoreTermIndex(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    const [first, second] = circleBoxes(center, radiusKm);
-    const { minLat, maxLat } = first!;
     const cellsJson = JSON.stringify(cells);
     const stale = this.postings.staleAmong(cellsJson);
     const freshJson = stale.size === 0 ? cellsJson : JSON.stringify(cells.filter((c) => !stale.has(c)));
     const staleCells = [...stale];
-    const width = terms.length * FIELDS;
-    // One slot per place in the circle, in flat arrays sized by the first term's postings
-    // (thousands of places: no object or array each).
-    const slotOf = new Map<number, number>();
-    const places: number[] = [];
-    const distances: number[] = [];
-    const lengths: number[] = [];
-    const matched: number[] = [];
-    let tfs = new Uint32Array(0); // matching words per (slot, term, field)
-    let exacts = new Uint8Array(0); // 1 when one of them is the keyword itself
-    const point = { lat: 0, lng: 0 };
+    const matches = new TermMatches(center, radiusKm, terms.length);
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
         const chunks = this.postings.scan(freshJson, prefix, exactWords);
         if (staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(staleCells, prefix, exactWords, center, radiusKm)));
-        if (t === 0) {
-          const records = chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0);
-          if (tfs.length < (places.length + records) * width) {
-            const grown = new Uint32Array((places.length + records) * width);
-            grown.set(tfs);
-            tfs = grown;
-            const grownExacts = new Uint8Array(grown.length);
-            grownExacts.set(exacts);
-            exacts = grownExacts;
-          }
-        }
-        for (const { exact, values } of chunks) {
-          for (let r = 0; r < values.length; r += POSTING_STRIDE) {
-            const place = values[r]!;
-            let slot = slotOf.get(place);
-            if (slot === undefined) {
-              // Only the first term admits places: a place without it cannot match.
-              if (t > 0) continue;
-              // Cells overhang the circle: test the box inline, then the exact distance.
-              const lat = values[r + 1]!;
-              const lng = values[r + 2]!;
-              if (lat < minLat || lat > maxLat) continue;
-              if ((lng < first!.minLng || lng > first!.maxLng) && (!second || lng < second.minLng || lng > second.maxLng)) continue;
-              point.lat = lat;
-              point.lng = lng;
-              const d = distanceKm(center, point);
-              if (d > radiusKm) continue;
-              slot = places.length;
-              slotOf.set(place, slot);
-              places.push(place);
-              distances.push(d);
-              lengths.push(values[r + 4]!);
-              matched.push(0);
-            }
-            matched[slot] = matched[slot]! | (1 << t);
-            let rest = values[r + 3]!;
-            if (rest === UNPACKED) continue;
-            // Base-1024 digits of the packed counts, field by field.
-            const base = slot * width + t * FIELDS;
-            for (let f = 0; f < FIELDS && rest > 0; f++) {
-              const n = rest % FIELD_BASE;
-              rest = (rest - n) / FIELD_BASE;
-              if (n === 0) continue;
-              tfs[base + f]! += n;
-              if (exact) exacts[base + f] = 1;
-            }
-          }
-        }
+        if (t === 0) matches.reserve(chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0));
+        for (const chunk of chunks) matches.add(chunk.values, chunk.exact, t);
       }
     }
-    const all = (1 << terms.length) - 1;
-    const ranked: Ranked[] = [];
-    const unpacked: number[] = [];
-    for (let slot = 0; slot < places.length; slot++) {
-      if (matched[slot] !== all) continue;
-      if (lengths[slot] === UNPACKED) {
-        unpacked.push(places[slot]!);
-        continue;
-      }
-      const score = indexScore(lengths[slot]!, tfs, exacts, slot * width, terms.length);
-      if (score !== undefined) ranked.push({ id: places[slot]!, score, distanceKm: distances[slot]! });
-    }
+    const { ranked, unpacked } = matches.results();
     // A place with a field of 1,024+ words: its counts did not fit the index; score its text.
     if (unpacked.length > 0) {
       const score = relevanceScorer(terms);
       for (const c of this.repo.candidatesByIds(unpacked)) {
         const s = score(c);
-        if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: distances[slotOf.get(c.id)!]! });
+        if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: matches.distanceOf(c.id) });
       }
     }
     return ranked;
@@ -249,28 +178,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     // Anything left unread may still hold leads that are not duplicates.
     return { leads: kept.slice(offset), consumed };
   }
-}
-
-/** `relevanceScorer`'s sum from the index's counts: terms in order, fields in order, the same `fieldTermScore`. */
-function indexScore(lengths: number, tfs: Uint32Array, exacts: Uint8Array, base: number, termCount: number): number | undefined {
-  const words = [0, 0, 0, 0, 0];
-  for (let f = 0, rest = lengths; f < FIELDS; f++) {
-    words[f] = rest % FIELD_BASE;
-    rest = (rest - words[f]!) / FIELD_BASE;
-  }
-  let total = 0;
-  for (let t = 0; t < termCount; t++) {
-    let termScore = 0;
-    for (let f = 0; f < FIELDS; f++) {
-      const i = base + t * FIELDS + f;
-      const tf = tfs[i]!;
-      if (words[f] === 0 || tf === 0) continue;
-      termScore += fieldTermScore(f, tf, words[f]!, exacts[i] === 1);
-    }
-    if (termScore === 0) return undefined;
-    total += termScore;
-  }
-  return total;
 }
 
 /** Rows of a stale cell's term scan as postings: tf × 2 + exact unfolded into two chunks. */
