@@ -13,6 +13,24 @@ export class StoreError extends Error {
 export const DATABASE_FILE_NAME = "outreach.db";
 
 /**
+ * Statements prepared on first use and kept, for the queries every request runs
+ * (authentication, workspace, plan, quota): preparing costs tens of microseconds, and a
+ * search request ran a dozen. Use them with get/run/all only (no iterate, no
+ * raw/pluck/expand toggles), so a shared statement never carries a mode or an open cursor.
+ */
+export class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  get(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+}
+
+/**
  * Open (creating if needed) the SQLite database and bring its schema up to date.
  * Pragmas in PocketBase's order: busy_timeout first so that even the pragmas below
  * wait for a lock instead of failing. A database written by a newer program is

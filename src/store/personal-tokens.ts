@@ -1,4 +1,4 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 export interface PersonalTokenRow {
   id: string;
@@ -13,7 +13,11 @@ export interface PersonalTokenRow {
 }
 
 export class PersonalTokensRepo {
-  constructor(private readonly db: Db) {}
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   insert(row: Omit<PersonalTokenRow, "last_used_at" | "revoked_at">): void {
     this.db
@@ -25,7 +29,7 @@ export class PersonalTokensRepo {
   }
 
   byHash(hash: string): PersonalTokenRow | undefined {
-    return this.db.prepare("SELECT * FROM personal_tokens WHERE token_hash = ?").get(hash) as PersonalTokenRow | undefined;
+    return this.statements.get("SELECT * FROM personal_tokens WHERE token_hash = ?").get(hash) as PersonalTokenRow | undefined;
   }
 
   byId(id: string): PersonalTokenRow | undefined {
@@ -38,8 +42,7 @@ export class PersonalTokensRepo {
 
   /** Record use, at most once per `minIntervalMs`: no write on every request. */
   touch(id: string, now: string, notUsedSince: string): void {
-    this.db
-      .prepare("UPDATE personal_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)")
+    this.statements.get("UPDATE personal_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)")
       .run(now, id, notUsedSince);
   }
 

@@ -1,4 +1,4 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 export interface PlanRow {
   name: string;
@@ -8,14 +8,18 @@ export interface PlanRow {
 }
 
 export class PlansRepo {
-  constructor(private readonly db: Db) {}
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   all(): PlanRow[] {
     return this.db.prepare("SELECT * FROM plans ORDER BY name").all() as PlanRow[];
   }
 
   byName(name: string): PlanRow | undefined {
-    return this.db.prepare("SELECT * FROM plans WHERE name = ?").get(name) as PlanRow | undefined;
+    return this.statements.get("SELECT * FROM plans WHERE name = ?").get(name) as PlanRow | undefined;
   }
 
   upsert(row: PlanRow): void {

@@ -1,11 +1,15 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 /** SQL for the daily search quota (migration 004). */
 export class SearchQuotaRepo {
-  constructor(private readonly db: Db) {}
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   used(teamId: string, day: string): number {
-    const row = this.db.prepare("SELECT used FROM search_quota_usage WHERE team_id = ? AND day = ?").get(teamId, day) as
+    const row = this.statements.get("SELECT used FROM search_quota_usage WHERE team_id = ? AND day = ?").get(teamId, day) as
       | { used: number }
       | undefined;
     return row?.used ?? 0;
@@ -19,13 +23,11 @@ export class SearchQuotaRepo {
   reserve(reservationId: string, teamId: string, day: string, limit: number | null, now: string): number | undefined {
     return this.db
       .transaction(() => {
-        this.db.prepare("INSERT INTO search_quota_usage (team_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING").run(teamId, day);
-        const row = this.db
-          .prepare("UPDATE search_quota_usage SET used = used + 1 WHERE team_id = ? AND day = ? AND (? IS NULL OR used < ?) RETURNING used")
+        this.statements.get("INSERT INTO search_quota_usage (team_id, day, used) VALUES (?, ?, 0) ON CONFLICT DO NOTHING").run(teamId, day);
+        const row = this.statements.get("UPDATE search_quota_usage SET used = used + 1 WHERE team_id = ? AND day = ? AND (? IS NULL OR used < ?) RETURNING used")
           .get(teamId, day, limit, limit) as { used: number } | undefined;
         if (!row) return undefined;
-        this.db
-          .prepare("INSERT INTO search_reservations (id, team_id, day, created_at) VALUES (?, ?, ?, ?)")
+        this.statements.get("INSERT INTO search_reservations (id, team_id, day, created_at) VALUES (?, ?, ?, ?)")
           .run(reservationId, teamId, day, now);
         return row.used;
       })

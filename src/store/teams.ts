@@ -1,4 +1,4 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 export interface TeamRow {
   id: string;
@@ -21,7 +21,11 @@ export interface MembershipRow {
 export type TeamWithRole = TeamRow & { role: MembershipRow["role"]; joined_at: string };
 
 export class TeamsRepo {
-  constructor(private readonly db: Db) {}
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   insert(row: Omit<TeamRow, "daily_searches_override" | "max_contacts_override">): void {
     this.db
@@ -30,7 +34,7 @@ export class TeamsRepo {
   }
 
   byId(id: string): TeamRow | undefined {
-    return this.db.prepare("SELECT * FROM teams WHERE id = ?").get(id) as TeamRow | undefined;
+    return this.statements.get("SELECT * FROM teams WHERE id = ?").get(id) as TeamRow | undefined;
   }
 
   bySlug(slug: string): TeamRow | undefined {
@@ -57,7 +61,7 @@ export class TeamsRepo {
   }
 
   membership(teamId: string, userId: string): MembershipRow | undefined {
-    return this.db.prepare("SELECT * FROM memberships WHERE team_id = ? AND user_id = ?").get(teamId, userId) as
+    return this.statements.get("SELECT * FROM memberships WHERE team_id = ? AND user_id = ?").get(teamId, userId) as
       | MembershipRow
       | undefined;
   }

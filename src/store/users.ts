@@ -1,4 +1,4 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 export interface UserRow {
   id: string;
@@ -9,7 +9,11 @@ export interface UserRow {
 }
 
 export class UsersRepo {
-  constructor(private readonly db: Db) {}
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   insert(row: Omit<UserRow, "active_team_id"> & { active_team_id?: string | null }): void {
     this.db
@@ -18,7 +22,7 @@ export class UsersRepo {
   }
 
   byId(id: string): UserRow | undefined {
-    return this.db.prepare("SELECT * FROM users WHERE id = ?").get(id) as UserRow | undefined;
+    return this.statements.get("SELECT * FROM users WHERE id = ?").get(id) as UserRow | undefined;
   }
 
   byEmail(email: string): UserRow | undefined {
