@@ -182,12 +182,29 @@ describe("OSM XML importer", () => {
     expect(importer.source().dataDate).toBe("2025-05-06");
   });
 
-  test(".osm.bz2 is decompressed and gives the same places", async () => {
+  test.each(["system", "javascript"] as const)(".osm.bz2 is decompressed as a stream (%s decoder) and gives the same places", async (decoder) => {
     const dir = tempDir();
     const file = join(dir, "area.osm.bz2");
-    writeFileSync(file, execFileSync("bzip2", ["-c"], { input: XML }));
-    const { places } = await collect(new OsmXmlImporter(file).read({}));
-    expect(places.map((p) => p.name).sort()).toEqual(["Bäckerei Rischart", "Zahnarztpraxis Dr. Huber"]);
+    // Padded past several read chunks, with multi-byte characters among them.
+    const shops = Array.from({ length: 3000 }, (_, i) => `<node id="${900 + i}" lat="48.1" lon="11.5"><tag k="name" v="Grüße aus München ${i}"/><tag k="shop" v="kiosk"/></node>\n`);
+    writeFileSync(file, execFileSync("bzip2", ["-c"], { input: XML.replace("</osm>", `${shops.join("")}</osm>`) }));
+    const { places } = await collect(new OsmXmlImporter(file, { bzip2Decoder: decoder }).read({}));
+    const names = places.map((p) => p.name);
+    expect(names).toHaveLength(3002);
+    expect(names).toContain("Bäckerei Rischart");
+    expect(names).toContain("Zahnarztpraxis Dr. Huber");
+    expect(names.filter((n) => n.startsWith("Grüße aus München "))).toHaveLength(3000);
+  });
+
+  test.each(["system", "javascript"] as const)("a corrupt or truncated .osm.bz2 is a clear error naming the file (%s decoder)", async (decoder) => {
+    const dir = tempDir();
+    const notBzip2 = join(dir, "plain.osm.bz2");
+    writeFileSync(notBzip2, XML);
+    await expect(collect(new OsmXmlImporter(notBzip2, { bzip2Decoder: decoder }).read({}))).rejects.toThrow(/plain\.osm\.bz2 is not a readable bzip2 file/);
+    const truncated = join(dir, "cut.osm.bz2");
+    const whole = execFileSync("bzip2", ["-c"], { input: XML.repeat(20) });
+    writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+    await expect(collect(new OsmXmlImporter(truncated, { bzip2Decoder: decoder }).read({}))).rejects.toThrow(/cut\.osm\.bz2 is not (a readable bzip2 file|well-formed OSM XML)/);
   });
 
   test("malformed XML is a clear error naming the file", async () => {

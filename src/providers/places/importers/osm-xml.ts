@@ -1,36 +1,31 @@
 import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { Readable } from "node:stream";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import Bunzip from "seek-bzip";
 import { AppError, badRequest } from "../../../core/errors.js";
 import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
+import { bzip2Stream, Bzip2Error, type Bzip2Decoder } from "./bzip2-stream.js";
 import { dateFromFileName } from "./data-date.js";
 import { OsmElementCollector } from "./osm-elements.js";
 
 /**
- * `.osm` (streamed) and `.osm.bz2` OSM XML. seek-bzip decompresses a whole buffer, so a
- * `.osm.bz2` is held decompressed in memory once and parsed twice from it: fine for the
- * city-sized files people export as XML; for countries, use the PBF (smaller, faster).
+ * `.osm` and `.osm.bz2` OSM XML, streamed (twice when there are ways: the second pass
+ * reads only the coordinates of the nodes they need). Both decompress as they go, so
+ * memory stays bounded whatever the file's size; for countries the PBF is still the
+ * better choice (several times smaller and faster to read).
  */
 export class OsmXmlImporter implements PlaceImporter {
   private dataDate: string | null = null;
-  private decompressed: Buffer | null = null;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly options: { bzip2Decoder?: Bzip2Decoder } = {},
+  ) {}
 
-  private async text(signal?: AbortSignal): Promise<Readable> {
-    if (!this.path.endsWith(".bz2")) return createReadStream(this.path, { encoding: "utf8" });
-    if (!this.decompressed) {
-      const compressed = await readFile(this.path, { signal });
-      try {
-        this.decompressed = Bunzip.decode(compressed, undefined, true);
-      } catch (err) {
-        throw badRequest(`${basename(this.path)} is not a readable bzip2 file (${err instanceof Error ? err.message : String(err)})`);
-      }
-    }
-    return Readable.from([this.decompressed.toString("utf8")]);
+  private text(signal?: AbortSignal): Readable {
+    if (!this.path.endsWith(".bz2")) return createReadStream(this.path, { encoding: "utf8", signal });
+    // setEncoding: a character split across two chunks is decoded whole.
+    return bzip2Stream(this.path, { decoder: this.options.bzip2Decoder, signal }).setEncoding("utf8");
   }
 
   /** Run the SAX parser over the file, handing each element to `onElement`; yields what it returns. */
@@ -63,7 +58,7 @@ export class OsmXmlImporter implements PlaceImporter {
         current = null;
       }
     });
-    const text = await this.text(signal);
+    const text = this.text(signal);
     try {
       for await (const chunk of text) {
         signal?.throwIfAborted();
@@ -73,6 +68,7 @@ export class OsmXmlImporter implements PlaceImporter {
       parser.close();
     } catch (err) {
       if (err instanceof AppError || (err instanceof Error && err.name === "AbortError")) throw err;
+      if (err instanceof Bzip2Error) throw badRequest(`${fileName} is not a readable bzip2 file (${err.message})`);
       throw badRequest(`${fileName} is not well-formed OSM XML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
     } finally {
       text.destroy();
@@ -95,7 +91,6 @@ export class OsmXmlImporter implements PlaceImporter {
       }));
       yield* collector.ways();
     }
-    this.decompressed = null;
   }
 
   source(): SourceInfo {
