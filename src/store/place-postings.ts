@@ -62,8 +62,28 @@ export interface PostingChunk {
 
 const MAX_EXACT_WORDS = 4;
 
+/** The four `term IN (?, ?, ?, ?)` parameters: the exact words, the first repeated into unused places. */
+function exactParameters(exactWords: readonly string[]): string[] {
+  if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
+  return Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
+}
+
+/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
+export function cellRanges(cells: readonly number[]): Array<[number, number]> {
+  const sorted = [...cells].sort((a, b) => a - b);
+  const ranges: Array<[number, number]> = [];
+  for (const cell of sorted) {
+    const last = ranges[ranges.length - 1];
+    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
+    else ranges.push([cell, cell]);
+  }
+  return ranges;
+}
+
 export class PlacePostingsRepo {
   private readonly scanStatement;
+  private readonly rangeScanStatement;
+  private readonly termsStatement;
   private readonly staleStatement;
 
   constructor(private readonly db: Db) {
@@ -73,6 +93,23 @@ export class PlacePostingsRepo {
           WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`,
       )
       .raw(true);
+    // The same, driven by (word, first cell, last cell) triples through the (term, cell) index.
+    this.rangeScanStatement = db
+      .prepare(
+        `SELECT p.term IN (?, ?, ?, ?), p.postings FROM json_each(?) j
+           JOIN place_postings p ON p.term = j.value ->> 0 AND p.cell BETWEEN j.value ->> 1 AND j.value ->> 2`,
+      )
+      .raw(true);
+    // The distinct words with a prefix, one index seek each (a skip scan).
+    this.termsStatement = db
+      .prepare(
+        `WITH RECURSIVE t(term) AS (
+           SELECT min(term) FROM place_postings WHERE term >= @from AND term < @to
+           UNION ALL
+           SELECT (SELECT min(term) FROM place_postings WHERE term > t.term AND term < @to) FROM t WHERE t.term IS NOT NULL
+         ) SELECT term FROM t WHERE term IS NOT NULL`,
+      )
+      .pluck();
     this.staleStatement = db.prepare("SELECT cell FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))").pluck();
   }
 
@@ -87,9 +124,24 @@ export class PlacePostingsRepo {
    * word is the keyword itself or one of its stems.
    */
   scan(cellsJson: string, prefix: string, exactWords: readonly string[]): PostingChunk[] {
-    if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
-    const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
-    const rows = this.scanStatement.all(...exact, cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[number, Buffer]>;
+    const rows = this.scanStatement.all(...exactParameters(exactWords), cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[number, Buffer]>;
+    return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+  }
+
+  /** The distinct words starting with `prefix` that have postings anywhere. */
+  termsWithPrefix(prefix: string): string[] {
+    return this.termsStatement.all({ from: prefix, to: prefix + "\u{10FFFF}" }) as string[];
+  }
+
+  /**
+   * The postings of these words in these ranges of consecutive (fresh) cells: one index
+   * range per word and range, then one lookup per non-empty cell. For circles whose cells
+   * are mostly empty, far fewer seeks than `scan`'s one per cell.
+   */
+  scanRanges(terms: readonly string[], ranges: ReadonlyArray<readonly [number, number]>, exactWords: readonly string[]): PostingChunk[] {
+    const triples: Array<[string, number, number]> = [];
+    for (const term of terms) for (const [first, last] of ranges) triples.push([term, first, last]);
+    const rows = this.rangeScanStatement.all(...exactParameters(exactWords), JSON.stringify(triples)) as Array<[number, Buffer]>;
     return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
   }
 

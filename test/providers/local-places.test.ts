@@ -116,7 +116,9 @@ describe("local place provider", () => {
     const everyPlace = db.prepare("SELECT id, lat, lng, name, category_text, cuisine, brand, description FROM places").all() as {
       id: number; lat: number; lng: number; name: string; category_text: string; cuisine: string | null; brand: string | null; description: string | null;
     }[];
-    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6]] as const) {
+    const reads = new Set<string>();
+    // Small circles read cell by cell, large ones (15 km and more) by (word, cell range).
+    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["restaurant", 40], ["italian restaurant", 100], ["r", 100]] as const) {
       const score = relevanceScorer(keywordTerms(keywords));
       const reference = everyPlace
         .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, p) }))
@@ -128,7 +130,10 @@ describe("local place provider", () => {
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(reference);
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(cold);
       expect(local.lastPlan).toBe("term-index");
+      expect([...local.lastTermReads]).toEqual([radiusKm >= 15 ? "ranges" : "cells"]);
+      for (const read of local.lastTermReads) reads.add(read);
     }
+    expect([...reads].sort()).toEqual(["cells", "ranges"]);
   });
 
   it("pages through many matches and many duplicates exactly as the full ranking says", async () => {

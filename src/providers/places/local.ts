@@ -5,7 +5,7 @@ import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
 import { cellsOfCircle, PlaceTermsRepo, type TermHit } from "../../store/place-terms.js";
-import { PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
+import { cellRanges, PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
 import { keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { TermMatches, type Ranked } from "./term-matches.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
@@ -16,6 +16,15 @@ import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSe
  * listing hundreds of thousands of cells would cost more than the places.
  */
 const MAX_CELLS = 60_000;
+
+/**
+ * When a circle's words are read by (word, cell range) instead of cell by cell: above this
+ * many cells (≈ an 11 km circle; below, both cost about the same), and when words ×
+ * ranges × this factor stay under the cell count (each range costs a seek like a cell,
+ * plus the lookups of its non-empty cells). At 1M places, 100 km: ≈ 30 → 5–10 ms of SQLite.
+ */
+const TERM_FIRST_MIN_CELLS = 400;
+const TERM_FIRST_FACTOR = 8;
 
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
@@ -47,6 +56,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly inReadTransaction: (read: () => Ranked[]) => Ranked[];
   /** The plan of the last search (tests and the bench look at it). */
   lastPlan: QueryPlan | undefined;
+  /** How the last term-index search read its postings: cell by cell, by (word, cell range), or both (one per prefix). */
+  lastTermReads = new Set<"cells" | "ranges">();
 
   constructor(private readonly db: Db) {
     this.repo = new PlaceSearchRepo(db);
@@ -110,14 +121,27 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private scoreTermIndex(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
     const cellsJson = JSON.stringify(cells);
     const stale = this.postings.staleAmong(cellsJson);
-    const freshJson = stale.size === 0 ? cellsJson : JSON.stringify(cells.filter((c) => !stale.has(c)));
+    const fresh = stale.size === 0 ? cells : cells.filter((c) => !stale.has(c));
+    const freshJson = stale.size === 0 ? cellsJson : JSON.stringify(fresh);
+    let freshRanges: Array<[number, number]> | undefined;
     const staleCells = [...stale];
     const matches = new TermMatches(center, radiusKm, terms.length);
+    this.lastTermReads.clear();
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
       for (const prefix of term.prefixes) {
-        const chunks = this.postings.scan(freshJson, prefix, exactWords);
+        // Large circles are mostly empty cells: per word, ranges of consecutive cells
+        // through the (term, cell) index beat one seek per cell, unless the prefix has so
+        // many words that the ranges outnumber the cells.
+        let chunks;
+        if (fresh.length > TERM_FIRST_MIN_CELLS) {
+          freshRanges ??= cellRanges(fresh);
+          const words = this.postings.termsWithPrefix(prefix);
+          chunks = words.length * freshRanges.length * TERM_FIRST_FACTOR < fresh.length ? this.postings.scanRanges(words, freshRanges, exactWords) : undefined;
+        }
+        this.lastTermReads.add(chunks ? "ranges" : "cells");
+        chunks ??= this.postings.scan(freshJson, prefix, exactWords);
         if (staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(staleCells, prefix, exactWords, center, radiusKm)));
         if (t === 0) matches.reserve(chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0));
         for (const chunk of chunks) matches.add(chunk.values, chunk.exact, t);
