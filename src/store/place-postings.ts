@@ -19,6 +19,10 @@ import type { Db } from "./db.js";
  * always exact, also half-way through an import. `refresh` rebuilds stale cells from
  * `place_terms`; the importer calls it once an import ends (rebuilding per batch would
  * rewrite a dense cell once per batch that touches it).
+ *
+ * Two ways to read: `scan`, one seek per cell (small circles), and `scanRanges`, per word
+ * and range of consecutive cells through the (term, cell) index (large circles, whose
+ * cells are mostly empty).
  */
 
 export const POSTING_STRIDE = 5;

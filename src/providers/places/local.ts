@@ -37,10 +37,8 @@ function parseCursor(cursor: string | null): number {
   return Number(m[1]);
 }
 
-
 /** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
 export type QueryPlan = "term-index" | "box-scan";
-
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).

@@ -28,7 +28,7 @@ function grown<A extends Growable>(array: A, length: number): A {
  * Only the first term admits places (a place without it cannot match), each on its first
  * posting and only when inside the strict circle (inline box test, then the haversine);
  * later terms mark the places they reach. Per (place, term, field) it sums the word
- * counts and whether one of the words was the keyword itself, so `ranked()` scores with
+ * counts and whether one of the words was the keyword itself, so `results()` scores with
  * the scorer's own `fieldTermScore`, fields and terms in the scorer's order: the same
  * number, to the last bit, as scoring the place's text.
  */

@@ -69,7 +69,7 @@ function systemStream(tool: string, path: string, signal: AbortSignal | undefine
   });
   // The output ends before the exit status is known: hold the end back until it is, so a
   // corrupt file is an error, never a silently shorter document.
-  const checked = new Readable({ read() {} });
+  const checked = new Readable({ read: () => output.resume() });
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   let ended = false;
   const finish = () => {
@@ -80,7 +80,6 @@ function systemStream(tool: string, path: string, signal: AbortSignal | undefine
   output.on("data", (chunk: Buffer) => {
     if (!checked.push(chunk)) output.pause();
   });
-  checked._read = () => output.resume();
   output.on("end", () => {
     ended = true;
     finish();
