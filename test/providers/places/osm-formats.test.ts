@@ -7,9 +7,14 @@ import { describe, expect, test } from "vitest";
 import { parse as parsePrimitiveBlock } from "osm-pbf-parser-node";
 import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
 import { readNodeCoordinates, readPbfBlocks } from "../../../src/providers/places/importers/pbf-blocks.js";
+import { readTaggedElements } from "../../../src/providers/places/importers/pbf-tagged-elements.js";
+import { KEPT_TAG_KEYS } from "../../../src/providers/places/osm-tags.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { collectImport, LIECHTENSTEIN, MONACO, near } from "../../helpers/places-data.js";
+import { collectImport, dataFile, LIECHTENSTEIN, MONACO, MUNICH, near } from "../../helpers/places-data.js";
+
+const HELSINKI = dataFile("helsinki-centre-2019-04.osm.pbf");
+const LONDON = dataFile("london-city-2020-07-20.osm.pbf");
 
 const collect = collectImport;
 
@@ -35,6 +40,24 @@ function block(type: string, blob: Buffer): Buffer {
   return Buffer.concat([length, header, blob]);
 }
 const osmHeader = Buffer.concat([bytesField(4, "OsmSchema-V0.6"), bytesField(4, "DenseNodes"), varintField(32, 1774742400)]);
+
+/** Tagged nodes and ways of a block as osm-pbf-parser-node reads them, keeping only the importer's tags. */
+function libraryTaggedElements(data: Buffer) {
+  const filter = { node: KEPT_TAG_KEYS, way: KEPT_TAG_KEYS, relation: false } as never;
+  return (parsePrimitiveBlock(data, filter) as { type: string; id: number; lat?: number; lon?: number; refs?: number[]; tags?: Record<string, string> }[])
+    .filter((e) => e.type !== "relation" && e.tags !== undefined)
+    .map((e) => (e.type === "node" ? { type: "node", id: e.id, lat: e.lat, lon: e.lon, tags: e.tags } : { type: "way", id: e.id, tags: e.tags, refs: e.refs }));
+}
+
+/** The same through our first-pass decoder. */
+function ourTaggedElements(data: Buffer) {
+  const out: unknown[] = [];
+  readTaggedElements(data, new Set(KEPT_TAG_KEYS), {
+    node: (id, lat, lon, tags) => out.push({ type: "node", id, lat, lon, tags }),
+    way: (id, tags, refs) => out.push({ type: "way", id, tags, refs: refs() }),
+  });
+  return out;
+}
 
 describe("OSM PBF importer", () => {
   test("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
@@ -114,6 +137,35 @@ describe("OSM PBF importer", () => {
     }
     expect(nodes).toBeGreaterThan(10_000);
     expect(sawWaysBlock).toBe(true);
+  });
+
+  test("the first-pass decoder gives exactly the library's tagged nodes and ways (kept tags, refs, coordinates to the bit) on every PBF in ../shared/data", async () => {
+    let compared = 0;
+    for (const file of [LIECHTENSTEIN, MONACO, MUNICH, HELSINKI, LONDON]) {
+      for await (const block of readPbfBlocks(file, file)) {
+        if (block.type !== "OSMData") continue;
+        const expected = libraryTaggedElements(block.data);
+        expect(ourTaggedElements(block.data)).toEqual(expected);
+        compared += expected.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(20_000);
+  }, 60_000);
+
+  test("the first-pass decoder reads plain (non-dense) nodes, unpacked repeated fields, another granularity and negative offsets as the library does", () => {
+    const zigzag = (n: number) => (n < 0 ? -2 * n - 1 : 2 * n);
+    const packed = (field: number, values: number[], signed = false) => bytesField(field, Buffer.concat(values.map((v) => varint(signed ? zigzag(v) : v))));
+    const strings = bytesField(1, Buffer.concat(["", "name", "Café Zürich", "amenity", "cafe", "highway", "residential", "note", "x", "shop", "bakery"].map((t) => bytesField(1, t))));
+    // A plain node with unpacked keys/vals; a dense group with deltas and keys_vals; a way with unpacked refs.
+    const plainNode = bytesField(1, Buffer.concat([varintField(1, zigzag(-7)), varintField(2, 1), varintField(2, 3), varintField(3, 2), varintField(3, 4), varintField(8, zigzag(-123456)), varintField(9, zigzag(987654))]));
+    const dense = bytesField(2, Buffer.concat([packed(1, [100, 1, 1], true), packed(8, [5000000, -10, 20], true), packed(9, [-3000000, 7, -7], true), packed(10, [9, 10, 1, 2, 0, 0, 3, 4, 7, 8, 0])]));
+    const way = bytesField(3, Buffer.concat([varintField(1, 555), packed(2, [5, 1]), packed(3, [6, 2]), varintField(8, zigzag(100)), varintField(8, zigzag(1)), varintField(8, zigzag(-1))]));
+    const relation = bytesField(4, Buffer.concat([varintField(1, 9), packed(2, [1]), packed(3, [2])]));
+    const negative = (n: number) => n + 2 ** 64; // int64 as an unsigned varint
+    const data = Buffer.concat([strings, bytesField(2, plainNode), bytesField(2, dense), bytesField(2, Buffer.concat([way, relation])), varintField(17, 1000), varintField(19, negative(-2_000_000_000)), varintField(20, 3_000_000_000)]);
+    const expected = libraryTaggedElements(data);
+    expect(expected.map((e) => `${e.type}:${e.id}`)).toEqual(["node:-7", "node:100", "node:102", "way:555"]);
+    expect(ourTaggedElements(data)).toEqual(expected);
   });
 
   test("Monaco: about 584 businesses", async () => {

@@ -1,36 +1,17 @@
 import { basename } from "node:path";
-import { parse as parsePrimitiveBlock, type OSMOptions } from "osm-pbf-parser-node";
-import { KEPT_TAG_KEYS } from "../osm-tags.js";
+import { hasBusinessTag, KEPT_TAG_KEYS } from "../osm-tags.js";
 import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
 import { dateFromEpochSeconds, dateFromFileName } from "./data-date.js";
 import { OsmElementCollector } from "./osm-elements.js";
 import { readNodeCoordinates, readPbfBlocks } from "./pbf-blocks.js";
+import { readTaggedElements } from "./pbf-tagged-elements.js";
 
-interface ParsedNode {
-  type: "node";
-  id: number;
-  lat: number;
-  lon: number;
-  tags?: Record<string, string>;
-}
-interface ParsedWay {
-  type: "way";
-  id: number;
-  refs: number[];
-  tags?: Record<string, string>;
-}
-type Parsed = ParsedNode | ParsedWay | { type: "relation" };
-
-/**
- * osm-pbf-parser-node's `parse` reads its second argument as the per-type tag filter
- * when it is not an OSMTransform: keep only the tags we map, skip relations' tags.
- */
-const FIRST_PASS_TAGS = { node: KEPT_TAG_KEYS, way: KEPT_TAG_KEYS, relation: false } as unknown as OSMOptions;
+const KEPT_KEYS: ReadonlySet<string> = new Set(KEPT_TAG_KEYS);
 
 /**
  * `.osm.pbf` (streaming, two passes: businesses, then the coordinates of business ways'
- * nodes). The first pass decodes with osm-pbf-parser-node; the second only needs node
- * coordinates and uses our own lean decoder (`readNodeCoordinates`).
+ * nodes). Both passes use our own lean decoders: the first reads only tagged elements'
+ * kept tags (`readTaggedElements`), the second only node coordinates (`readNodeCoordinates`).
  */
 export class OsmPbfImporter implements PlaceImporter {
   private dataDate: string | null = null;
@@ -49,12 +30,18 @@ export class OsmPbfImporter implements PlaceImporter {
         continue;
       }
       const items: ImportItem[] = [];
-      for (const element of parsePrimitiveBlock(block.data, FIRST_PASS_TAGS) as Parsed[]) {
-        let item: ImportItem | null = null;
-        if (element.type === "node") item = collector.node(element.id, element.lat, element.lon, element.tags);
-        else if (element.type === "way") item = collector.way(element.id, element.refs, element.tags);
-        if (item) items.push(item);
-      }
+      readTaggedElements(block.data, KEPT_KEYS, {
+        node(id, lat, lng, tags) {
+          const item = collector.node(id, lat, lng, tags);
+          if (item) items.push(item);
+        },
+        way(id, tags, refs) {
+          // A named street or an address-only building is no business: skip its node list.
+          if (!hasBusinessTag(tags)) return;
+          const item = collector.way(id, refs(), tags);
+          if (item) items.push(item);
+        },
+      });
       yield* items;
     }
     if (collector.wayCount === 0) return;

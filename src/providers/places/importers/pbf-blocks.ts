@@ -4,11 +4,12 @@ import { badRequest } from "../../../core/errors.js";
 
 /**
  * The OSM PBF container (https://wiki.openstreetmap.org/wiki/PBF_Format): a sequence of
- * [4-byte big-endian length][BlobHeader][Blob]. We read the container ourselves, rather
- * than through osm-pbf-parser-node's stream, to (1) refuse lz4/zstd/lzma blocks with a
- * message that names the compression instead of the parser's "inflating … not
- * implemented", (2) read the header's replication timestamp (the data date), and (3) stop
- * the second pass early. Decoding of the primitive blocks is still the library's.
+ * [4-byte big-endian length][BlobHeader][Blob]. We read the container ourselves to (1)
+ * refuse lz4/zstd/lzma blocks with a message that names the compression, (2) read the
+ * header's replication timestamp (the data date), and (3) stop the second pass early.
+ * The primitive blocks are decoded by our own lean readers too (`readTaggedElements` for
+ * the first pass, `readNodeCoordinates` below for the second); the tests check both
+ * against osm-pbf-parser-node, which stays a development dependency as that oracle.
  */
 
 export interface PbfHeader {
@@ -25,7 +26,8 @@ export type PbfBlock = { type: "OSMHeader"; header: PbfHeader } | { type: "OSMDa
 const MAX_HEADER = 64 * 1024;
 const MAX_BLOB = 32 * 1024 * 1024;
 
-class ProtoReader {
+/** A protobuf wire-format reader over a buffer range (no copies). */
+export class ProtoReader {
   pos: number;
   private readonly end: number;
   constructor(
@@ -40,15 +42,31 @@ class ProtoReader {
     return this.pos >= this.end;
   }
   varint(): number {
+    const buf = this.buf;
+    const end = this.end;
+    let pos = this.pos;
     let result = 0;
-    let shift = 0;
-    for (;;) {
-      if (this.pos >= this.end) throw new Error("truncated varint");
-      const byte = this.buf[this.pos++]!;
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return result;
-      shift += 7;
+    // Up to 4 bytes (28 bits) in integer arithmetic: nearly every value of a PBF block
+    // (deltas, string indexes, lengths). The hottest function of an import.
+    for (let shift = 0; shift < 28; shift += 7) {
+      if (pos >= end) throw new Error("truncated varint");
+      const byte = buf[pos++]!;
+      result |= (byte & 0x7f) << shift;
+      if (byte < 0x80) {
+        this.pos = pos;
+        return result;
+      }
+    }
+    // Beyond: floating arithmetic, exact up to 2^53.
+    for (let shift = 28; ; shift += 7) {
       if (shift > 63) throw new Error("varint too long");
+      if (pos >= end) throw new Error("truncated varint");
+      const byte = buf[pos++]!;
+      result += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) {
+        this.pos = pos;
+        return result;
+      }
     }
   }
   bytes(): Buffer {
@@ -70,6 +88,7 @@ class ProtoReader {
   /** zigzag-decoded signed varint (sint64; exact up to 2^53). */
   svarint(): number {
     const n = this.varint();
+    if (n < 0x80000000) return (n >>> 1) ^ -(n & 1);
     return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
   }
   skip(wireType: number): void {
@@ -199,21 +218,38 @@ export async function* readPbfBlocks(path: string, fileName: string, signal?: Ab
   }
 }
 
+/** What every reader of a PrimitiveBlock needs first: its groups, its strings, its coordinate transform. */
+export interface PrimitiveBlockFrame {
+  groups: ProtoReader[];
+  /** [start, end) of each string of the string table, in the block. */
+  strings: Array<[number, number]>;
+  latitude(value: number): number;
+  longitude(value: number): number;
+}
+
 /**
- * The coordinates of every node in a decompressed OSMData block, without decoding tags,
- * metadata, ways or relations: the second pass of the PBF importer needs nothing else,
- * and skipping `keys_vals` and `denseinfo` is most of the decoding work (measured with
- * bench/import.js). Returns whether the block holds ways or relations (in a file sorted
- * by type, the nodes are then over).
+ * The top level of a decompressed OSMData block. Coordinates as osm-pbf-parser-node
+ * computes them (offset × 1e-9 + value / (1e9 / granularity)), so places keep the doubles
+ * earlier imports stored.
  */
-export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: number, lng: number) => void): { sawNonNodes: boolean } {
+export function readPrimitiveBlockFrame(block: Buffer): PrimitiveBlockFrame {
   let granularity = 100;
   let latOffset = 0;
   let lonOffset = 0;
   const groups: ProtoReader[] = [];
+  const strings: Array<[number, number]> = [];
   const top = new ProtoReader(block);
   top.fields((field, wireType) => {
-    if (field === 2 && wireType === 2) groups.push(top.sub());
+    if (field === 1 && wireType === 2) {
+      const table = top.sub();
+      table.fields((f, w) => {
+        if (f !== 1 || w !== 2) return false;
+        const length = table.varint();
+        strings.push([table.pos, table.pos + length]);
+        table.pos += length;
+        return true;
+      });
+    } else if (field === 2 && wireType === 2) groups.push(top.sub());
     else if (field === 17 && wireType === 0) granularity = top.varint();
     else if (field === 19 && wireType === 0) latOffset = top.varint();
     else if (field === 20 && wireType === 0) lonOffset = top.varint();
@@ -223,7 +259,21 @@ export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: num
   // lat_offset/lon_offset are int64 (not zigzag): a negative one arrives as a huge varint.
   if (latOffset >= 2 ** 63) latOffset -= 2 ** 64;
   if (lonOffset >= 2 ** 63) lonOffset -= 2 ** 64;
-  const toDegrees = (offset: number, value: number) => (offset + granularity * value) * 1e-9;
+  const divisor = granularity === 100 || granularity === 0 ? 1e7 : 1e9 / granularity;
+  const latBase = latOffset * 1e-9;
+  const lonBase = lonOffset * 1e-9;
+  return { groups, strings, latitude: (value) => latBase + value / divisor, longitude: (value) => lonBase + value / divisor };
+}
+
+/**
+ * The coordinates of every node in a decompressed OSMData block, without decoding tags,
+ * metadata, ways or relations: the second pass of the PBF importer needs nothing else,
+ * and skipping `keys_vals` and `denseinfo` is most of the decoding work (measured with
+ * bench/import.js). Returns whether the block holds ways or relations (in a file sorted
+ * by type, the nodes are then over).
+ */
+export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: number, lng: number) => void): { sawNonNodes: boolean } {
+  const { groups, latitude, longitude } = readPrimitiveBlockFrame(block);
   let sawNonNodes = false;
   for (const group of groups) {
     group.fields((field, wireType) => {
@@ -250,7 +300,7 @@ export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: num
           id += ids[i]!;
           lat += lats[i] ?? 0;
           lon += lons[i] ?? 0;
-          onNode(id, toDegrees(latOffset, lat), toDegrees(lonOffset, lon));
+          onNode(id, latitude(lat), longitude(lon));
         }
         return true;
       }
@@ -267,7 +317,7 @@ export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: num
           else lon = value;
           return true;
         });
-        onNode(id, toDegrees(latOffset, lat), toDegrees(lonOffset, lon));
+        onNode(id, latitude(lat), longitude(lon));
         return true;
       }
       if (field === 3 || field === 4) sawNonNodes = true;

@@ -1,0 +1,173 @@
+import { ProtoReader, readPrimitiveBlockFrame, type PrimitiveBlockFrame } from "./pbf-blocks.js";
+
+/**
+ * The first pass of the PBF importer over one decompressed OSMData block
+ * (https://wiki.openstreetmap.org/wiki/PBF_Format): every node and way that carries at
+ * least one of `keptKeys`, with only those tags. Untagged nodes (≈ 95 % of a country's
+ * nodes) cost a few varints each; metadata (DenseInfo, Info) and relations are never
+ * decoded, strings only when a kept tag needs them, and a way's node list only when the
+ * caller asks for it (a named street has kept tags but is no business).
+ *
+ * Why not osm-pbf-parser-node, which this replaces: it decodes every element in full
+ * (metadata, all tags, every way's refs, relations' members) into objects first; on the
+ * Liechtenstein extract that was ≈ 3× the time of this pass (bench/import.js).
+ *
+ * Coordinates are computed as that library did (`readPrimitiveBlockFrame`), so places
+ * keep the exact same doubles.
+ */
+
+export interface TaggedElementSink {
+  node(id: number, lat: number, lng: number, tags: Record<string, string>): void;
+  /** `refs()` decodes the way's node ids (delta-decoded) on demand. */
+  way(id: number, tags: Record<string, string>, refs: () => number[]): void;
+}
+
+/** A block's string table, decoded lazily (most strings are never needed). */
+class StringTable {
+  private readonly decoded: (string | undefined)[] = [];
+  /** Per string: 0 not yet checked, 1 a kept key, 2 not. */
+  private readonly kept: Int8Array;
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly ranges: ReadonlyArray<readonly [number, number]>,
+    private readonly keptKeys: ReadonlySet<string>,
+  ) {
+    this.kept = new Int8Array(ranges.length);
+  }
+
+  get(index: number): string {
+    let value = this.decoded[index];
+    if (value === undefined) {
+      const range = this.ranges[index];
+      if (!range) throw new Error(`string index ${index} outside the block's string table`);
+      value = this.buf.toString("utf8", range[0], range[1]);
+      this.decoded[index] = value;
+    }
+    return value;
+  }
+
+  isKeptKey(index: number): boolean {
+    let state = this.kept[index];
+    if (state === undefined) throw new Error(`string index ${index} outside the block's string table`);
+    if (state === 0) this.kept[index] = state = this.keptKeys.has(this.get(index)) ? 1 : 2;
+    return state === 1;
+  }
+}
+
+/** Values of a repeated scalar field, packed (wire type 2) or not (0), appended to `out`. */
+function readRepeated(reader: ProtoReader, wireType: number, signed: boolean, out: number[]): void {
+  if (wireType === 2) {
+    const packed = reader.sub();
+    while (!packed.done) out.push(signed ? packed.svarint() : packed.varint());
+  } else if (wireType === 0) out.push(signed ? reader.svarint() : reader.varint());
+  else reader.skip(wireType);
+}
+
+/** Kept tags from parallel key and value string indexes, or undefined when none is kept. */
+function keptTags(strings: StringTable, keys: readonly number[], vals: readonly number[]): Record<string, string> | undefined {
+  let tags: Record<string, string> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    if (!strings.isKeptKey(keys[i]!)) continue;
+    const value = vals[i];
+    if (value === undefined) throw new Error("a tag key without its value");
+    (tags ??= {})[strings.get(keys[i]!)] = strings.get(value);
+  }
+  return tags;
+}
+
+export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>, sink: TaggedElementSink): void {
+  const frame = readPrimitiveBlockFrame(block);
+  const strings = new StringTable(block, frame.strings, keptKeys);
+  for (const group of frame.groups) {
+    group.fields((field, wireType) => {
+      if (wireType !== 2) return false;
+      if (field === 2) readDenseNodes(group.sub(), strings, frame, sink);
+      else if (field === 1) readNode(group.sub(), strings, frame, sink);
+      else if (field === 3) readWay(group.sub(), strings, sink);
+      else return false; // relations, changesets
+      return true;
+    });
+  }
+}
+
+function readDenseNodes(dense: ProtoReader, strings: StringTable, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
+  let ids: ProtoReader | undefined;
+  let lats: ProtoReader | undefined;
+  let lons: ProtoReader | undefined;
+  let keysVals: ProtoReader | undefined;
+  dense.fields((f, w) => {
+    if (w !== 2) return false;
+    if (f === 1) ids = dense.sub();
+    else if (f === 8) lats = dense.sub();
+    else if (f === 9) lons = dense.sub();
+    else if (f === 10) keysVals = dense.sub();
+    else return false; // 5: denseinfo
+    return true;
+  });
+  if (!ids || !lats || !lons) return;
+  let id = 0;
+  let lat = 0;
+  let lon = 0;
+  while (!ids.done) {
+    id += ids.svarint();
+    lat += lats.svarint();
+    lon += lons.svarint();
+    if (!keysVals || keysVals.done) continue;
+    // This node's (key, value) pairs, up to a 0.
+    let tags: Record<string, string> | undefined;
+    for (let key = keysVals.varint(); key !== 0; key = keysVals.varint()) {
+      const value = keysVals.varint();
+      if (strings.isKeptKey(key)) (tags ??= {})[strings.get(key)] = strings.get(value);
+      if (keysVals.done) break;
+    }
+    if (tags) sink.node(id, frame.latitude(lat), frame.longitude(lon), tags);
+  }
+}
+
+function readNode(node: ProtoReader, strings: StringTable, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
+  let id = 0;
+  let lat = 0;
+  let lon = 0;
+  const keys: number[] = [];
+  const vals: number[] = [];
+  node.fields((f, w) => {
+    if (f === 1 && w === 0) id = node.svarint();
+    else if (f === 8 && w === 0) lat = node.svarint();
+    else if (f === 9 && w === 0) lon = node.svarint();
+    else if (f === 2) readRepeated(node, w, false, keys);
+    else if (f === 3) readRepeated(node, w, false, vals);
+    else return false;
+    return true;
+  });
+  const tags = keptTags(strings, keys, vals);
+  if (tags) sink.node(id, frame.latitude(lat), frame.longitude(lon), tags);
+}
+
+function readWay(way: ProtoReader, strings: StringTable, sink: TaggedElementSink): void {
+  let id = 0;
+  const keys: number[] = [];
+  const vals: number[] = [];
+  // Where the refs are (packed: a sub-reader; unpacked: the value), decoded only if asked.
+  const refParts: Array<ProtoReader | number> = [];
+  way.fields((f, w) => {
+    if (f === 1 && w === 0) id = way.varint();
+    else if (f === 2) readRepeated(way, w, false, keys);
+    else if (f === 3) readRepeated(way, w, false, vals);
+    else if (f === 8 && w === 2) refParts.push(way.sub());
+    else if (f === 8 && w === 0) refParts.push(way.svarint());
+    else return false;
+    return true;
+  });
+  const tags = keptTags(strings, keys, vals);
+  if (!tags) return;
+  sink.way(id, tags, () => {
+    const refs: number[] = [];
+    let ref = 0;
+    for (const part of refParts) {
+      if (typeof part === "number") refs.push((ref += part));
+      else while (!part.done) refs.push((ref += part.svarint()));
+    }
+    return refs;
+  });
+}
