@@ -181,8 +181,8 @@ const qs = queries(QUERIES);
 const dbFile = join(dataDir, "outreach.db");
 
 /** One search on a brand-new connection and provider: nothing cached but the OS file cache. */
-async function coldSearch(q, radiusKm) {
-  const connection = openDatabase(dbFile);
+async function coldSearch(q, radiusKm, file = dbFile) {
+  const connection = openDatabase(file);
   try {
     const provider = new LocalPlaceProvider(connection);
     const cpu = process.cpuUsage();
@@ -252,18 +252,22 @@ try {
 }
 
 // Baseline: what a naive implementation does — every row, haversine + LIKE.
-db.function("haversine_km", { deterministic: true }, (lat1, lng1, lat2, lng2) => distanceKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 }));
-const naive = db.prepare(
-  `SELECT id, haversine_km(lat, lng, ?, ?) AS d FROM places
-    WHERE (name LIKE ? OR category_text LIKE ?) AND haversine_km(lat, lng, ?, ?) <= 5 ORDER BY d LIMIT 20`,
-);
-const baselineSamples = [];
-for (const q of qs.slice(0, Number(args["baseline-queries"]))) {
-  const like = `%${q.keywords.replace(/s$/, "")}%`;
-  const t = performance.now();
-  naive.all(q.center.lat, q.center.lng, like, like, q.center.lat, q.center.lng);
-  baselineSamples.push(performance.now() - t);
+function fullScanSamples(database, queries) {
+  database.function("haversine_km", { deterministic: true }, (lat1, lng1, lat2, lng2) => distanceKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 }));
+  const naive = database.prepare(
+    `SELECT id, haversine_km(lat, lng, ?, ?) AS d FROM places
+      WHERE (name LIKE ? OR category_text LIKE ?) AND haversine_km(lat, lng, ?, ?) <= 5 ORDER BY d LIMIT 20`,
+  );
+  const samples = [];
+  for (const q of queries) {
+    const like = `%${q.keywords.replace(/s$/, "")}%`;
+    const t = performance.now();
+    naive.all(q.center.lat, q.center.lng, like, like, q.center.lat, q.center.lng);
+    samples.push(performance.now() - t);
+  }
+  return samples;
 }
+const baselineSamples = fullScanSamples(db, qs.slice(0, Number(args["baseline-queries"])));
 const baseline = summary(baselineSamples);
 
 // Time to first NDJSON line over HTTP (real socket, real auth and quota).
@@ -318,16 +322,8 @@ async function extractsBench() {
     const words = ["restaurant", "cafe", "hotel", "dentist", "bakery", "pharmacy", "bar", "hairdresser", "bank", "supermarket"];
     seed = 2026;
     const realQueries = Array.from({ length: 200 }, (_, i) => ({ center: points[Math.floor(random() * points.length)], keywords: words[i % words.length] }));
-    const file = join(dir, "outreach.db");
     const coldReal = [];
-    for (const q of realQueries) {
-      const connection = openDatabase(file);
-      const p = new LocalPlaceProvider(connection);
-      const t = performance.now();
-      await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
-      coldReal.push(performance.now() - t);
-      connection.close();
-    }
+    for (const q of realQueries) coldReal.push((await coldSearch(q, 5, join(dir, "outreach.db"))).ms);
     const p = new LocalPlaceProvider(realDb);
     for (const q of realQueries.slice(0, 20)) await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
     const warmReal = [];
@@ -336,18 +332,7 @@ async function extractsBench() {
       await p.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
       warmReal.push(performance.now() - t);
     }
-    realDb.function("haversine_km", { deterministic: true }, (lat1, lng1, lat2, lng2) => distanceKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 }));
-    const scan = realDb.prepare(
-      `SELECT id, haversine_km(lat, lng, ?, ?) AS d FROM places
-        WHERE (name LIKE ? OR category_text LIKE ?) AND haversine_km(lat, lng, ?, ?) <= 5 ORDER BY d LIMIT 20`,
-    );
-    const baselineReal = [];
-    for (const q of realQueries) {
-      const like = `%${q.keywords}%`;
-      const t = performance.now();
-      scan.all(q.center.lat, q.center.lng, like, like, q.center.lat, q.center.lng);
-      baselineReal.push(performance.now() - t);
-    }
+    const baselineReal = fullScanSamples(realDb, realQueries);
     return { files, places: points.length, cold: summary(coldReal), warm: summary(warmReal), baseline: summary(baselineReal) };
   } finally {
     real.close();
