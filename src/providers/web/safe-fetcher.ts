@@ -213,13 +213,7 @@ export class SafeWebFetcher {
     const host = url.hostname.replace(/^\[|\]$/g, "");
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port, lookup: this.guardedLookup(port) as never, autoSelectFamily: false });
-      const timer = setTimeout(() => fail(new FetchError("timeout", `connecting to ${url.host} took longer than ${this.timeouts.connect} ms`)), this.timeouts.connect);
-      const onAbort = () => fail(abortError(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
+      const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} took longer than ${this.timeouts.connect} ms`), (err) => fail(err));
       const fail = (err: Error) => {
         done();
         socket.destroy();
@@ -302,13 +296,7 @@ export class SafeWebFetcher {
           connection: "close",
         },
       });
-      const timer = setTimeout(() => fail(new FetchError("timeout", `${url.host} sent no headers within ${this.timeouts.headers} ms`)), this.timeouts.headers);
-      const onAbort = () => fail(abortError(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
+      const cleanup = watchPhase(signal, this.timeouts.headers, () => new FetchError("timeout", `${url.host} sent no headers within ${this.timeouts.headers} ms`), (err) => fail(err));
       const fail = (err: Error) => {
         cleanup();
         request.destroy();
@@ -340,26 +328,20 @@ export class SafeWebFetcher {
       const chunks: Buffer[] = [];
       let size = 0;
       let settled = false;
-      const timer = setTimeout(() => fail(new FetchError("timeout", `${url.host} did not finish the body within ${this.timeouts.body} ms`)), this.timeouts.body);
-      const onAbort = () => fail(abortError(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      const finish = (truncated: boolean) => {
-        if (settled) return;
+      const stopWatching = watchPhase(signal, this.timeouts.body, () => new FetchError("timeout", `${url.host} did not finish the body within ${this.timeouts.body} ms`), (err) => fail(err));
+      const settle = (): boolean => {
+        if (settled) return false;
         settled = true;
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        stopWatching();
         decoded.destroy();
         response.destroy();
-        resolve({ body: Buffer.concat(chunks), truncated });
+        return true;
+      };
+      const finish = (truncated: boolean) => {
+        if (settle()) resolve({ body: Buffer.concat(chunks), truncated });
       };
       const fail = (err: Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        decoded.destroy();
-        response.destroy();
-        reject(err);
+        if (settle()) reject(err);
       };
       decoded.on("data", (chunk: Buffer) => {
         if (settled) return;
@@ -415,6 +397,20 @@ export class SafeWebFetcher {
 function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
   const timeout = AbortSignal.timeout(timeoutMs);
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+/**
+ * One phase's limits (connect, headers, body): `fail` with the phase's own timeout error
+ * after `ms`, or with the abort error when `signal` aborts. Returns what stops both.
+ */
+function watchPhase(signal: AbortSignal, ms: number, timeoutError: () => FetchError, fail: (err: FetchError) => void): () => void {
+  const timer = setTimeout(() => fail(timeoutError()), ms);
+  const onAbort = () => fail(abortError(signal));
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  };
 }
 
 function abortError(signal: AbortSignal): FetchError {
