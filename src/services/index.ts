@@ -13,6 +13,7 @@ import type { ServerConfig } from "./config.js";
 import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
 import { Geocoder } from "../providers/geocode/geocoder.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import type { LeadEnricher } from "./lead-enricher.js";
@@ -32,6 +33,8 @@ export interface ServiceDeps {
   keyring: Keyring;
   config: ServerConfig;
   dataDir: string;
+  /** Derived data shared by data directories (see `resolveCacheDir`); none: kept in memory only. */
+  cacheDir?: string;
 }
 
 export interface Services {
@@ -80,10 +83,12 @@ export function createServices(deps: ServiceDeps): Services {
   const teamApiKeys = new TeamApiKeyService(deps.db, deps.clock);
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService(deps.db, deps.clock);
-  const placesImport = new PlacesImportService(deps.db, deps.clock);
+  const placesImport = new PlacesImportService(deps.db, deps.clock, deps.cacheDir);
+  // Places stored before category tags get theirs (one-off; a no-op afterwards).
+  placesImport.backfillCategoryTags();
   const enrichment = new EnrichmentService(deps.db, deps.clock, deps.config);
   const quota = new QuotaService(deps.db, deps.clock, plans);
-  const placeProvider = new LocalPlaceProvider(deps.db);
+  const placeProvider = new LocalPlaceProvider(deps.db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) });
   const geocoder = new Geocoder(deps.db);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;

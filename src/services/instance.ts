@@ -14,6 +14,15 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
   return resolve(base, "outreach");
 }
 
+/**
+ * `$XDG_CACHE_HOME/outreach` (`~/.cache/outreach`): what the program derives from its own
+ * packages and may rebuild at any time (the lead search's category vocabulary), shared
+ * by every data directory.
+ */
+export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "outreach");
+}
+
 export function databasePath(dataDir: string): string {
   return join(dataDir, DATABASE_FILE_NAME);
 }
@@ -40,7 +49,7 @@ export function openInstance(options: OpenInstanceOptions): Instance {
   const db = openDatabase(databasePath(options.dataDir));
   try {
     const keyring = loadKeyring(options.dataDir, env, clock.now());
-    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir });
+    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir, cacheDir: resolveCacheDir(env) });
     let closed = false;
     return {
       dataDir: options.dataDir,

@@ -1,7 +1,10 @@
 import { basename, resolve } from "node:path";
 import type { Clock } from "../core/clock.js";
 import { badRequest } from "../core/errors.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { importerFor } from "../providers/places/importers/index.js";
+import { PlaceCategorizer } from "../providers/places/place-categories.js";
+import { joinTagTerms } from "../providers/places/place-tags.js";
 import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import type { Db } from "../store/db.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
@@ -51,6 +54,16 @@ export interface ImportFileOptions {
   batchSize?: number;
 }
 
+/** A place's stored labels (a JSON array), or none when unreadable. */
+function parseLabels(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** "minLng,minLat,maxLng,maxLat" → a box; a usage error names what is wrong. */
 export function parseBoundingBox(value: string): BoundingBox {
   const parts = value.split(",").map((p) => p.trim());
@@ -65,8 +78,8 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-/** A cleaned place in column form (JSON serialised, category text for FTS). */
-export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
+/** A cleaned place in column form (JSON serialised, category text and tags for the term index). */
+export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[] = place.tags ?? []): PlaceWrite {
   return {
     placeId: place.placeId,
     name: place.name,
@@ -85,6 +98,7 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
     rating: place.rating,
     categories: JSON.stringify(place.categories),
     categoryText: place.categories.join(" "),
+    categoryTags: joinTagTerms(categoryTags),
     cuisine: place.cuisine,
     brand: place.brand,
     description: place.description,
@@ -101,11 +115,16 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
 export class PlacesImportService {
   private placesRepo?: PlacesRepo;
   private postingsRepo?: PlacePostingsRepo;
+  private readonly categorizer: PlaceCategorizer;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+    /** Where the category vocabulary is cached (see `loadCategoryVocabulary`). */
+    vocabularyCacheDir?: string,
+  ) {
+    this.categorizer = new PlaceCategorizer(() => loadCategoryVocabulary(vocabularyCacheDir));
+  }
 
   /** Made on first use: the server, which never imports, prepares none of this. */
   get repo(): PlacesRepo {
@@ -161,7 +180,7 @@ export class PlacesImportService {
           continue;
         }
         read++;
-        batch.push(toPlaceWrite(item.place));
+        batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
         if (batch.length >= batchSize) flush();
       }
       flush();
@@ -194,6 +213,30 @@ export class PlacesImportService {
 
   stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {
     return { sources: this.repo.sourceStats(), index: { ...this.repo.indexCounts(), staleCells: this.postings.staleCount() } };
+  }
+
+  /**
+   * Category tags for places written before they existed (listed by migration 014): from
+   * their labels and brand, in batches, then the packed index of the cells they touched.
+   * A no-op once the list is empty (one indexed read).
+   */
+  backfillCategoryTags(batchSize = 5000): number {
+    let done = 0;
+    let afterId = 0;
+    for (;;) {
+      const batch = this.repo.categoryBackfillBatch(afterId, batchSize);
+      if (batch.length === 0) break;
+      afterId = batch[batch.length - 1]!.id;
+      this.repo.completeCategoryBackfill(
+        batch.map((row) => {
+          const categories = parseLabels(row.categories);
+          return { id: row.id, categoryTags: joinTagTerms(this.categorizer.tagsOf({ ...row, categories })) };
+        }),
+      );
+      done += batch.length;
+    }
+    if (done > 0) this.postings.refresh();
+    return done;
   }
 
   /** Rebuild the search's packed term index wherever it is stale (after an import that was killed). */

@@ -4,8 +4,9 @@ import type { Db } from "./db.js";
 /**
  * The term index packed for reading (migration 013): one row per (grid cell, word) whose
  * `postings` BLOB holds every place of that cell with that word, as little-endian
- * float64 records of POSTING_STRIDE values: [place, lat, lng, tf, words], ascending by
- * place (the same values as the `place_terms` rows it is built from).
+ * float64 records of POSTING_STRIDE values: [place, lat, lng, fields, flags], ascending
+ * by place (the same values as the `place_terms` rows it is built from; `fields` and
+ * `flags` are that table's columns `tf` and `words`, see `TermRow`).
  *
  * Why: turning SQLite rows into JavaScript values costs ~1 µs per row and value column
  * (better-sqlite3 builds an array and a number per value). The slowest 5 km searches read
@@ -33,9 +34,9 @@ const LITTLE_ENDIAN = endianness() === "LE";
 const CELLS_PER_TRANSACTION = 2_000;
 
 /** `place_terms` rows of one cell in key order (term, place), as `refresh` reads them. */
-type CellRow = [term: string, place: number, lat: number, lng: number, tf: number, words: number];
+type CellRow = [term: string, place: number, lat: number, lng: number, fields: number, flags: number];
 
-/** One BLOB of postings from a flat [place, lat, lng, tf, words]… list. */
+/** One BLOB of postings from a flat [place, lat, lng, fields, flags]… list. */
 export function encodePostings(values: Float64Array): Buffer {
   if (LITTLE_ENDIAN) return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   const out = Buffer.allocUnsafe(values.length * 8);
@@ -147,6 +148,21 @@ export class PlacePostingsRepo {
     for (const term of terms) for (const [first, last] of ranges) triples.push([term, first, last]);
     const rows = this.rangeScanStatement.all(...exactParameters(exactWords), JSON.stringify(triples)) as Array<[number, Buffer]>;
     return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+  }
+
+  /**
+   * The distinct words starting with `prefix` in these (fresh) cells, each with its
+   * number of places there: the candidates of a typo correction (a rare path: it reads
+   * every such word's postings header, not its places).
+   */
+  termsInCells(cellsJson: string, prefix: string): Map<string, number> {
+    const rows = this.db
+      .prepare(`SELECT term, length(postings) FROM place_postings WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`)
+      .raw(true)
+      .all(cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[string, number]>;
+    const counts = new Map<string, number>();
+    for (const [term, bytes] of rows) counts.set(term, (counts.get(term) ?? 0) + bytes / BYTES);
+    return counts;
   }
 
   /** How many cells wait for a rebuild. */

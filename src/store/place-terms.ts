@@ -5,9 +5,10 @@ import type { Db } from "./db.js";
  * The spatially clustered term index of the lead search (migration 011): one row per
  * (grid cell, word, place) over the words of a place's name, categories, cuisine, brand
  * and description, keyed so that "words starting with `dentist` in this cell" is one
- * B-tree range. Each row also carries what ranking needs (coordinates, the word's count
- * per field, the fields' lengths), so a search reads nothing else until it builds the
- * page. Triggers on `places` keep it in sync through every write (importer upserts,
+ * B-tree range. Each row also carries what matching needs (coordinates, the fields that
+ * hold the word, whether the place has category tags), so a search reads nothing else until it builds the
+ * page. Category tags are terms too (TAG_TERM_PREFIX + "amenity=dentist"). Triggers on
+ * `places` keep it in sync through every write (importer upserts,
  * removals, --replace, source deletion); they call `place_terms_of`, a table-valued
  * function in JavaScript registered on every connection by `openDatabase`, so the words
  * come from the very tokenizer the scorer uses.
@@ -28,10 +29,14 @@ const EARTH_RADIUS_KM = 6371.0088;
 const toRad = (deg: number) => (deg * Math.PI) / 180;
 const toDeg = (rad: number) => (rad * 180) / Math.PI;
 
-/** Per-field counts are packed in base 1024 (5 × 10 bits = 50 bits, exact in a double). */
-export const FIELD_BASE = 1024;
-/** `tf`/`words` of a place with a field longer than the packing holds: rank it from its text instead. */
-export const UNPACKED = -1;
+/**
+ * A place's category tag terms ("amenity=dentist") are index terms too, written with this
+ * prefix: no word the tokenizer makes can start with it, so a word prefix never reads them.
+ */
+export const TAG_TERM_PREFIX = "#";
+
+/** `flags` of every row of a place that has category tags (category words may otherwise match it by name). */
+export const CATEGORIZED = 1;
 
 function cellRow(lat: number): number {
   return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_LAT_DEG)));
@@ -83,61 +88,61 @@ export function cellsOfCircle(center: { lat: number; lng: number }, radiusKm: nu
   return cells;
 }
 
-/** Field `f`'s count out of a packed `tf` or `words` value. */
-export function unpackField(packed: number, f: number): number {
-  return Math.floor(packed / FIELD_BASE ** f) % FIELD_BASE;
-}
-
+/**
+ * One row of the index. `fields` and `flags` are stored in the columns migration 011
+ * named `tf` and `words` (for word counts and field lengths, which ranking no longer
+ * uses: migration 014 gave them these meanings and rebuilt the index).
+ */
 export interface TermRow {
   cell: number;
   term: string;
-  tf: number;
-  words: number;
+  /** Which fields hold the word, bit f for SEARCH_FIELDS[f]; 0 for a tag term. */
+  fields: number;
+  /** Facts about the place: CATEGORIZED. */
+  flags: number;
 }
 
-/** The index rows of one place: each distinct word with its count per field, and the fields' lengths. */
-export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<string | null | undefined>): TermRow[] {
+/**
+ * The index rows of one place: each distinct word of its text fields with the fields it
+ * is in, and each of its category tag terms (space-separated `category_tags`).
+ */
+export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<string | null | undefined>, categoryTags: string | null | undefined): TermRow[] {
   const cell = cellOf(lat, lng);
-  const counts = new Map<string, number[]>();
-  let words = 0;
-  let fits = true;
+  const tags = categoryTags ? categoryTags.split(" ").filter(Boolean) : [];
+  const flags = tags.length > 0 ? CATEGORIZED : 0;
+  const words = new Map<string, number>();
   for (let f = 0; f < SEARCH_FIELDS.length; f++) {
-    const tokens = searchTokens(fields[f]);
-    if (tokens.length >= FIELD_BASE) fits = false;
-    words += Math.min(tokens.length, FIELD_BASE - 1) * FIELD_BASE ** f;
-    for (const t of tokens) {
-      let perField = counts.get(t);
-      if (!perField) counts.set(t, (perField = [0, 0, 0, 0, 0]));
-      perField[f]!++;
-    }
+    for (const t of searchTokens(fields[f])) words.set(t, (words.get(t) ?? 0) | (1 << f));
   }
   const rows: TermRow[] = [];
-  for (const [term, perField] of counts) {
-    const tf = perField.reduce((sum, n, f) => sum + n * FIELD_BASE ** f, 0);
-    rows.push({ cell, term, tf: fits ? tf : UNPACKED, words: fits ? words : UNPACKED });
-  }
+  for (const [term, mask] of words) rows.push({ cell, term, fields: mask, flags });
+  for (const tag of new Set(tags)) rows.push({ cell, term: TAG_TERM_PREFIX + tag, fields: 0, flags });
   return rows;
 }
 
 /**
- * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description)`
- * on a connection: the triggers of migration 011 read the rows to write or delete from
- * it. A connection without it fails loudly on a place write instead of letting the index
- * drift.
+ * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
+ * category_tags)` on a connection: the triggers of migration 014 read the rows to write
+ * or delete from it. A connection without it fails loudly on a place write instead of
+ * letting the index drift. Its columns keep the names migration 011 (whose SQL still
+ * runs on old databases) gave them: `tf` is the row's `fields`, `words` its `flags`.
  */
 export function registerPlaceTermsFunction(db: Db): void {
   db.table("place_terms_of", {
     columns: ["cell", "term", "tf", "words"],
-    parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description"],
-    *rows(lat: unknown, lng: unknown, ...fields: unknown[]) {
-      yield* termRowsOf(Number(lat), Number(lng), fields.map((v) => (typeof v === "string" ? v : null)));
+    parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description", "category_tags"],
+    *rows(lat: unknown, lng: unknown, ...values: unknown[]) {
+      const text = values.map((v) => (typeof v === "string" ? v : null));
+      for (const row of termRowsOf(Number(lat), Number(lng), text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length])) {
+        yield { cell: row.cell, term: row.term, tf: row.fields, words: row.flags };
+      }
     },
   });
 }
 
 /**
- * One row of a term scan: [place, lat, lng, tf × 2 + exact, words], where exact is 1 when
- * the word is one of the scan's `exactWords` (folded into `tf`: one value fewer per row).
+ * One row of a term scan: [place, lat, lng, fields × 2 + exact, flags], where exact is 1
+ * when the word is one of the scan's `exactWords` (folded in: one value fewer per row).
  */
 export type TermHit = [number, number, number, number, number];
 

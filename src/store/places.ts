@@ -42,11 +42,23 @@ export interface PlaceWrite {
   rating: number | null;
   categories: string;
   categoryText: string;
+  /** Category tag terms, space-separated ("amenity=dentist healthcare=dentist"). */
+  categoryTags: string;
   cuisine: string | null;
   brand: string | null;
   description: string | null;
   openingHours: string | null;
   provenance: string | null;
+}
+
+export interface CategoryBackfillRow {
+  id: number;
+  /** JSON array of labels. */
+  categories: string;
+  name: string;
+  brand: string | null;
+  lat: number;
+  lng: number;
 }
 
 export interface BatchResult {
@@ -64,7 +76,8 @@ export interface SourceStats extends PlaceSourceRow {
 /** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no FTS churn). */
 const CONTENT_COLUMNS = [
   "source_id", "name", "address", "street", "housenumber", "postcode", "city", "country", "lat", "lng", "website", "phone",
-  "email", "socials", "rating", "categories", "category_text", "cuisine", "brand", "description", "opening_hours", "provenance",
+  "email", "socials", "rating", "categories", "category_text", "category_tags", "cuisine", "brand", "description", "opening_hours",
+  "provenance",
 ] as const;
 
 export class PlacesRepo {
@@ -131,7 +144,7 @@ export class PlacesRepo {
           place_id: p.placeId, source_id: sourceId, name: p.name, address: p.address, street: p.street, housenumber: p.housenumber,
           postcode: p.postcode, city: p.city, country: p.country, lat: p.lat, lng: p.lng, website: p.website, phone: p.phone,
           email: p.email, socials: p.socials, rating: p.rating, categories: p.categories, category_text: p.categoryText,
-          cuisine: p.cuisine, brand: p.brand, description: p.description, opening_hours: p.openingHours, provenance: p.provenance,
+          category_tags: p.categoryTags, cuisine: p.cuisine, brand: p.brand, description: p.description, opening_hours: p.openingHours, provenance: p.provenance,
           updated_at: now,
         };
         const existing = this.findPlace.get(p.placeId);
@@ -173,6 +186,31 @@ export class PlacesRepo {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
       this.db.prepare("UPDATE place_sources SET status = 'failed', place_count = ? WHERE id = ?").run(n, sourceId);
       this.db.exec("DELETE FROM temp.import_seen");
+    }).immediate();
+  }
+
+  /**
+   * Places listed by migration 014 for category tags (they were written before places
+   * had them): the next `limit` after `afterId`, with what the tags are derived from.
+   */
+  categoryBackfillBatch(afterId: number, limit: number): CategoryBackfillRow[] {
+    return this.db
+      .prepare(
+        `SELECT p.id, p.categories, p.name, p.brand, p.lat, p.lng FROM place_category_backfill b JOIN places p ON p.id = b.place
+          WHERE b.place > ? ORDER BY b.place LIMIT ?`,
+      )
+      .all(afterId, limit) as CategoryBackfillRow[];
+  }
+
+  /** Write backfilled category tags (the term index follows through its triggers) and take the places off the list. */
+  completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string }>): void {
+    const update = this.db.prepare("UPDATE places SET category_tags = ? WHERE id = ? AND category_tags IS NOT ?");
+    const done = this.db.prepare("DELETE FROM place_category_backfill WHERE place = ?");
+    this.db.transaction(() => {
+      for (const row of rows) {
+        update.run(row.categoryTags, row.id, row.categoryTags);
+        done.run(row.id);
+      }
     }).immediate();
   }
 

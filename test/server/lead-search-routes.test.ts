@@ -195,7 +195,7 @@ describe("POST /api/v1/map-leads/search", () => {
     expect(lines.at(-1)!.type).toBe("complete");
     const final = SearchResult.parse(lines.at(-1)!.data);
     expect(final.quota).toMatchObject({ used: 1 });
-    expect(final.leads.map((l) => l.placeId)).toEqual(["osm:way:5", "osm:node:7"]);
+    expect(final.leads.map((l) => l.placeId)).toEqual(["osm:way:5"]);
   });
 
   it("streams enrichment progress as more progress lines and returns the enricher's retry token", async () => {

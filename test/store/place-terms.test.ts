@@ -4,7 +4,7 @@ import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placeTerms } from "../../src/store/migrations/011-place-terms.js";
-import { cellOf, cellsOfCircle, termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
+import { CATEGORIZED, cellOf, cellsOfCircle, TAG_TERM_PREFIX, termRowsOf } from "../../src/store/place-terms.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
 import { termIndex } from "../helpers/place-terms.js";
@@ -20,18 +20,16 @@ function setup() {
 }
 
 describe("place term index (rows)", () => {
-  test("one row per distinct folded word, with its count per field and every field's length", () => {
-    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"]);
-    expect(rows.map((r) => r.term).sort()).toEqual(["cafe", "kaffee", "kuchen", "muller", "und"]);
+  test("one row per distinct folded word with the fields that hold it, and one per category tag", () => {
+    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"], "amenity=cafe cuisine=cake");
+    expect(rows.map((r) => r.term).sort()).toEqual([`${TAG_TERM_PREFIX}amenity=cafe`, `${TAG_TERM_PREFIX}cuisine=cake`, "cafe", "kaffee", "kuchen", "muller", "und"]);
     const cafe = rows.find((r) => r.term === "cafe")!;
-    expect(SEARCH_FIELDS.map((_, f) => unpackField(cafe.tf, f))).toEqual([2, 1, 0, 0, 0]);
-    expect(SEARCH_FIELDS.map((_, f) => unpackField(cafe.words, f))).toEqual([3, 1, 0, 0, 3]);
-    expect(rows.every((r) => r.cell === cellOf(47.14, 9.52))).toBe(true);
-  });
-
-  test("a field of 1,024 words or more is marked unpacked instead of being cut", () => {
-    const rows = termRowsOf(0, 0, ["Shop", "", null, null, Array.from({ length: 1100 }, (_, i) => `w${i}`).join(" ")]);
-    expect(rows.find((r) => r.term === "shop")).toMatchObject({ tf: UNPACKED, words: UNPACKED });
+    expect(SEARCH_FIELDS.filter((_, f) => cafe.fields & (1 << f))).toEqual(["name", "category_text"]);
+    expect(rows.find((r) => r.term === "#amenity=cafe")).toMatchObject({ fields: 0 });
+    expect(rows.every((r) => r.flags === CATEGORIZED && r.cell === cellOf(47.14, 9.52))).toBe(true);
+    // Transliterations fold like the letters they stand for.
+    expect(termRowsOf(0, 0, ["Bäckerei Muenchen", null, null, null, null], "").map((r) => [r.term, r.flags])).toEqual([["backerei", 0], ["munchen", 0]]);
+    expect(termRowsOf(0, 0, ["Baeckerei München", null, null, null, null], "").map((r) => r.term)).toEqual(["backerei", "munchen"]);
   });
 
   test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
@@ -68,6 +66,8 @@ describe("place term index (kept in sync by the write path)", () => {
     const s = source("a.csv");
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" }), place("p2", { name: "Café Wolf", categoryText: "cafe" })], "t1");
     expect(terms("p1").map((t) => t.term)).toEqual(["dentist", "dentists", "vaduz"]);
+    repo.upsertBatch(s.id, [place("p3", { name: "Zahnarzt Frick", categoryTags: "amenity=dentist healthcare=dentist" })], "t1");
+    expect(terms("p3").map((t) => t.term)).toEqual(["#amenity=dentist", "#healthcare=dentist", "frick", "zahnarzt"]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
 
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" })], "t2");
@@ -79,10 +79,10 @@ describe("place term index (kept in sync by the write path)", () => {
     ]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
 
-    // A re-import that saw only p1 removes p2, and its terms with it.
+    // A re-import that saw only p1 removes p2 and p3, and their terms with them.
     repo.beginSource({ kind: "csv", name: "a.csv", dataDate: null, licence: "x", attribution: "x", now: "t3" });
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" })], "t3");
-    expect(repo.completeSource(s.id, { dataDate: null, licence: "x", attribution: "x", now: "t3" }).removed).toBe(1);
+    expect(repo.completeSource(s.id, { dataDate: null, licence: "x", attribution: "x", now: "t3" }).removed).toBe(2);
     expect(terms("p2")).toEqual([]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
     expect(db.prepare("SELECT count(*) AS n FROM place_terms WHERE term = 'wolf'").get()).toEqual({ n: 0 });

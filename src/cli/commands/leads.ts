@@ -29,7 +29,10 @@ interface SearchOptions {
   csv?: boolean;
   out?: string;
   complete?: boolean;
+  sort?: string;
 }
+
+const SORTS = ["relevance", "distance", "name"] as const;
 
 function number(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -51,6 +54,10 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
   if ((lat === undefined) !== (lng === undefined)) throw new UsageError("--lat and --lng go together: give both or neither");
   const location = options.location ?? (lat !== undefined ? `${lat},${lng}` : undefined);
   if (!location) throw new UsageError("missing --location (or --lat and --lng)");
+  const sort = options.sort?.trim().toLowerCase();
+  if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) {
+    throw new UsageError(`--sort must be one of ${SORTS.join(", ")} (got ${JSON.stringify(options.sort)})`);
+  }
   return {
     location,
     keywords: options.keywords,
@@ -59,6 +66,7 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
     lng: lng ?? null,
     locationPlaceId: options.placeId ?? null,
     pageToken: options.pageToken ?? null,
+    ...(sort ? { sort: sort as (typeof SORTS)[number] } : {}),
   };
 }
 
@@ -114,6 +122,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
     .option("--lng <deg>", "centre longitude (with --lat)")
     .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
+    .option("--sort <order>", "order of the leads across pages: relevance (default: category matches first, then by distance), distance or name")
     .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
     .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
     .option("--all", "fetch every page")
@@ -171,6 +180,13 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
       } finally {
         sink.close();
+      }
+      if (last?.didYouMean) {
+        ctx.info(
+          merged.size === 0
+            ? `no leads for ${JSON.stringify(input.keywords)}; did you mean ${JSON.stringify(last.didYouMean)}?`
+            : `nothing matched ${JSON.stringify(input.keywords)} as typed; did you mean ${JSON.stringify(last.didYouMean)}? (showing its leads)`,
+        );
       }
       if (!options.json && !options.ndjson) {
         ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);

@@ -1,5 +1,6 @@
 import { badRequest } from "../../core/errors.js";
 import type { LatLng } from "../../core/geo.js";
+import type { ResolvedLocation } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { LocalityLookup, type LocalityRow } from "../../store/locality-lookup.js";
@@ -16,6 +17,9 @@ export interface GeocodeInput {
 
 export interface GeocodeResult {
   center: LatLng;
+  /** What the location was understood as: the place's name as the data spells it. */
+  name: string;
+  kind: ResolvedLocation["kind"];
   /** How the point was found, for logs and tests. */
   source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer";
 }
@@ -45,11 +49,14 @@ export class Geocoder {
     if (hasLat !== hasLng) {
       throw badRequest(hasLat ? "lng: required when lat is given (send both or neither)" : "lat: required when lng is given (send both or neither)");
     }
-    if (hasLat && hasLng) return { center: { lat: input.lat!, lng: input.lng! }, source: "coordinates" };
+    if (hasLat && hasLng) {
+      const center = { lat: input.lat!, lng: input.lng! };
+      return { center, name: `${center.lat}, ${center.lng}`, kind: "coordinates", source: "coordinates" };
+    }
     if (input.locationPlaceId) {
       const place = await provider.resolvePlaceId(input.locationPlaceId, signal);
       if (!place) throw badRequest(`locationPlaceId: ${JSON.stringify(input.locationPlaceId)} is not a known place ID`);
-      return { center: place.center, source: "place-id" };
+      return { center: place.center, name: place.name, kind: "place-id", source: "place-id" };
     }
     const found = this.resolveText(input.location);
     if (!found) {
@@ -86,7 +93,7 @@ export class Geocoder {
 
     const gazetteer = this.gazetteer();
     const city = gazetteer.find(head, qualifier ?? {})[0] ?? (cityWords ? gazetteer.find(cityWords, qualifier ?? {})[0] : undefined);
-    if (city) return { center: { lat: city.lat, lng: city.lng }, source: "gazetteer" };
+    if (city) return { center: { lat: city.lat, lng: city.lng }, name: `${city.name}, ${city.country}`, kind: "city", source: "gazetteer" };
     return undefined;
   }
 
@@ -95,6 +102,7 @@ export class Geocoder {
   }
 }
 
-function point(row: LocalityRow, source: GeocodeResult["source"]): GeocodeResult {
-  return { center: { lat: row.lat, lng: row.lng }, source };
+function point(row: LocalityRow, source: "postcode" | "locality"): GeocodeResult {
+  const name = source === "postcode" && row.city ? `${row.name} ${row.city}` : row.name;
+  return { center: { lat: row.lat, lng: row.lng }, name, kind: source === "postcode" ? "postcode" : "city", source };
 }

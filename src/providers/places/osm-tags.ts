@@ -14,35 +14,7 @@ import {
   socialNetworkOf,
 } from "./lead-values.js";
 import type { ImportItem } from "./place-record.js";
-
-/** The tags that make an element a business (field-notes.md §1, ../shared/data/README.md). */
-export const BUSINESS_KEYS = ["shop", "amenity", "craft", "office", "healthcare", "tourism"] as const;
-
-/**
- * Values of the business keys that are street furniture, public infrastructure or
- * landmarks rather than businesses one could contact.
- */
-const INFRASTRUCTURE: Record<string, ReadonlySet<string>> = {
-  amenity: new Set([
-    "parking", "parking_space", "parking_entrance", "bicycle_parking", "motorcycle_parking", "bench", "toilets",
-    "place_of_worship", "atm", "waste_basket", "waste_disposal", "recycling", "drinking_water", "fountain", "shelter",
-    "telephone", "post_box", "vending_machine", "charging_station", "grave_yard", "clock", "hunting_stand", "give_box",
-    "water_point", "compressed_air", "letter_box", "loading_dock", "bbq", "watering_place", "lounger", "table",
-    "bicycle_repair_station", "device_charging_station", "dog_toilet", "feeding_place", "shower", "public_bookcase",
-    "ticket_validator", "sanitary_dump_station", "photo_booth", "parcel_locker", "payment_terminal", "smoking_area",
-    "bus_station", "taxi", "ferry_terminal", "police", "fire_station", "townhall", "courthouse", "prison",
-    "grit_bin", "trolley_bay", "kneipp_water_cure", "bicycle_rental", "car_sharing", "motorcycle_rental", "boat_rental",
-    "baby_hatch", "emergency_phone", "refugee_site", "social_facility", "public_bath", "monastery", "crematorium",
-    "mortuary", "waste_transfer_station", "weighbridge", "yes",
-  ]),
-  tourism: new Set([
-    "artwork", "information", "viewpoint", "picnic_site", "attraction", "camp_pitch", "yes", "trail_riding_station",
-  ]),
-  shop: new Set(["vacant", "no", "disused"]),
-  office: new Set(["vacant", "no"]),
-  craft: new Set(["no"]),
-  healthcare: new Set(["no"]),
-};
+import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
 function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrastructureOnly: boolean } {
@@ -52,7 +24,7 @@ function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrast
     const value = tags[key];
     if (value === undefined) continue;
     any = true;
-    if (!INFRASTRUCTURE[key]?.has(value.trim().toLowerCase())) keys.push(key);
+    if (!isInfrastructure(key, value)) keys.push(key);
   }
   return { keys, infrastructureOnly: any && keys.length === 0 };
 }
@@ -77,7 +49,7 @@ export function hasBusinessTag(tags: Record<string, string> | undefined): tags i
 /** The tag keys the importers keep (everything else is dropped while parsing to save memory). */
 export const KEPT_TAG_KEYS = [
   ...BUSINESS_KEYS,
-  "name", "brand", "operator", "cuisine", "description", "opening_hours",
+  "name", "brand", "operator", "cuisine", "healthcare:speciality", "description", "opening_hours",
   "website", "contact:website", "url", "phone", "contact:phone", "contact:mobile", "mobile",
   "email", "contact:email",
   "contact:facebook", "contact:instagram", "contact:twitter", "contact:linkedin", "facebook", "instagram", "twitter", "linkedin",
@@ -142,6 +114,7 @@ export function osmElementToItem(type: "node" | "way", id: number, tags: Record<
       socials: socialsOrNull(socials),
       rating: null,
       categories,
+      tags: osmTagTerms(tags),
       cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
       brand: cleanText(tags.brand),
       description: cleanText(tags.description, BOUNDS.description),

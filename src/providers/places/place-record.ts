@@ -26,6 +26,12 @@ export interface PlaceRecord {
   rating: number | null;
   /** Readable labels a keyword search matches ("restaurant", "italian restaurant"). */
   categories: string[];
+  /**
+   * Category tag terms ("amenity=dentist", "cuisine=pizza", see `place-tags.ts`): OSM
+   * places have them from their tags; left out, the import derives them from the labels
+   * and the brand.
+   */
+  tags?: string[];
   cuisine: string | null;
   brand: string | null;
   description: string | null;

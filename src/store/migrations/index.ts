@@ -12,6 +12,7 @@ import { searchQuota } from "./010-search-quota.js";
 import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
+import { categoryTags } from "./014-category-tags.js";
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   placeTerms,
   contactNgrams,
   placePostings,
+  categoryTags,
 ];
