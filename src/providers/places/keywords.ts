@@ -96,10 +96,38 @@ function stemOf(word: string): string {
   return word.length >= STRONG_PREFIX && /[aeiou]$/.test(word) ? word.slice(0, -1) : word;
 }
 
+/** Stems of the one-word cuisines a concept means: "Pizzeria" also finds a restaurant called "La Pizzetta". */
+function cuisineStems(concept: CategoryConcept): string[] {
+  const stems: string[] = [];
+  for (const alternative of concept.alternatives) {
+    for (const term of alternative) {
+      const value = term.startsWith("cuisine=") ? term.slice("cuisine=".length) : "";
+      if (/^[a-z]+$/.test(value)) stems.push(stemOf(value));
+    }
+  }
+  return stems;
+}
+
+/** Whether every alternative of a concept is a cuisine alone ("pizza", "italian"). */
+function isCuisine(concept: CategoryConcept): boolean {
+  return concept.alternatives.every((a) => a.length === 1 && a[0]!.startsWith("cuisine="));
+}
+
+/**
+ * Whether a phrase is a cuisine word and words of a kind of place, each a category of
+ * its own ("italian restaurant"): then both must hold (an Italian café is no Italian
+ * restaurant), where the phrase alone means the cuisine anywhere.
+ */
+function splitsIntoCuisineAndPlace(words: readonly string[], vocabulary: CategoryVocabulary): boolean {
+  const concepts = words.map((w) => vocabulary.lookupWord(w)?.concept);
+  return concepts.every((c) => c !== undefined) && concepts.some((c) => isCuisine(c!)) && concepts.some((c) => !isCuisine(c!));
+}
+
 /**
  * The keywords as slots. Words are folded like the index's words (`searchTokens`); the
  * longest run of words that is a vocabulary phrase becomes one category slot ("ice
- * cream", "italian restaurant"); a single word is looked up with its plural forms
+ * cream"; but "italian restaurant" is two slots, see `splitsIntoCuisineAndPlace`); a
+ * single word is looked up with its plural forms
  * ("Zahnärzte"); anything else is a plain word. One-letter words are dropped unless they
  * are all there is; at most eight slots.
  */
@@ -119,7 +147,7 @@ export function parseKeywords(keywords: string, vocabulary: CategoryVocabulary |
     for (let n = Math.min(MAX_PHRASE_WORDS, words.length - i); n >= 2 && vocabulary; n--) {
       const phrase = words.slice(i, i + n).join(" ");
       const concept = vocabulary.concept(phrase);
-      if (concept) {
+      if (concept && !splitsIntoCuisineAndPlace(words.slice(i, i + n), vocabulary)) {
         push(categorySlot(phrase, concept, []));
         taken = n;
         break;
@@ -128,7 +156,7 @@ export function parseKeywords(keywords: string, vocabulary: CategoryVocabulary |
     if (taken === 0) {
       const word = words[i]!;
       const hit = vocabulary?.lookupWord(word);
-      push(hit ? categorySlot(word, hit.concept, [word, hit.phrase, stemOf(hit.phrase)]) : plainSlot(word));
+      push(hit ? categorySlot(word, hit.concept, [word, hit.phrase, stemOf(hit.phrase), ...cuisineStems(hit.concept)]) : plainSlot(word));
       taken = 1;
     }
     i += taken;

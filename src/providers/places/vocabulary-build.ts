@@ -19,7 +19,7 @@ import { FOOD_HOSTS, isBusinessKey, isInfrastructure, isQualifierKey, tagTerm } 
  */
 
 /** Bump when the build changes what it produces: cached vocabularies of an older format are rebuilt. */
-export const VOCABULARY_FORMAT = 2;
+export const VOCABULARY_FORMAT = 5;
 
 /** The vocabulary in its serialised form: concepts once, phrases pointing at them. */
 export interface VocabularyData {
@@ -52,6 +52,12 @@ interface Meaning {
   hosts: readonly string[];
   /** A catch-all preset ("Shop": `shop=*`): a phrase that means it is no category word. */
   generic: boolean;
+  /**
+   * A preset narrowed by a tag the index does not hold (`hairdresser=barber`,
+   * `government=prosecutor`): it stands for its broader business tag, a guess at what
+   * its words mean, so its votes count half.
+   */
+  broadened?: boolean;
 }
 
 /**
@@ -59,13 +65,18 @@ interface Meaning {
  * means the presets it names there (name or alias) or, if it names none, those it is a
  * search term of. A phrase such as "bar" names `amenity=bar` in dozens of languages and
  * `amenity=cafe` in one (Italian); search terms are loose (Swedish lists "pizzeria" under
- * every kind of restaurant), so they only speak where no name does.
+ * every kind of restaurant), so they only speak where no name does, and a language's
+ * name weighs NAME_VOTE, its term 1 ("caffè" names a café in Italian, and is a term of
+ * coffee shops in four variants of English).
  */
 interface Votes {
   languages: number;
   curated: boolean;
 }
-/** A meaning is kept when at least this share of the best meaning's languages agree on it. */
+const NAME_VOTE = 2;
+/** One of our own English labels counts as much as a name in this many languages. */
+const CURATED_VOTE = 10;
+/** A meaning is kept when its votes are more than this share of the best meaning's. */
 const KEEP_SHARE = 0.5;
 
 /** Function words of the languages users most often type that some language's presets use as a name ("the" is French "thé"). */
@@ -109,7 +120,12 @@ export function installedVocabularyStamp(): string {
   return `${VOCABULARY_FORMAT}|id-tagging-schema ${packageVersion(packageDir("@openstreetmap/id-tagging-schema"))}|nsi ${packageVersion(packageDir("name-suggestion-index"))}`;
 }
 
-/** What a preset means: each business tag (its own and those iD adds) with its qualifiers; undefined for non-businesses and infrastructure. */
+/**
+ * What a preset means: each business tag (its own and those iD adds) with its qualifiers;
+ * undefined for non-businesses and infrastructure. A cuisine-qualified preset ("Pizzeria",
+ * `amenity=restaurant` + `cuisine=pizza`) means that cuisine wherever it is served (see
+ * `cuisineOf`), so it is not built here.
+ */
 function presetMeaning(preset: SchemaPreset): Meaning | undefined {
   const tags = preset.tags ?? {};
   const keys = Object.keys(tags).filter(isBusinessKey);
@@ -125,7 +141,48 @@ function presetMeaning(preset: SchemaPreset): Meaning | undefined {
   const qualifiers = Object.entries(tags)
     .filter(([key, value]) => isQualifierKey(key) && value !== "*")
     .map(([key, value]) => tagTerm(key, value));
-  return { alternatives: [...business].map((b) => [b, ...qualifiers]), hosts: [...business], generic: false };
+  const broadened = Object.keys(tags).some((key) => !isBusinessKey(key) && !isQualifierKey(key));
+  return { alternatives: withSynonyms([...business].map((b) => [b, ...qualifiers])), hosts: [...business], generic: false, broadened };
+}
+
+/** The cuisine a preset is defined by (`amenity/restaurant/pizza` → "pizza"), if any. */
+function cuisineOf(preset: SchemaPreset): string | undefined {
+  const value = preset.tags?.cuisine;
+  return value && value !== "*" && !value.includes("|") ? value : undefined;
+}
+
+/**
+ * Tags that mean one thing, hand-picked from the OSM wiki: a place tagged with any of a
+ * group is what a word for any of them means. Some are the same thing tagged two ways
+ * (`office=physician` is a doctor's practice, tagged `amenity=doctors` nowadays), some a
+ * maker and a seller that users look for as one (a jeweller's workshop and shop), and an
+ * ice cream parlour is tagged as a shop, an amenity or a cuisine.
+ */
+const TAG_SYNONYMS: ReadonlyArray<readonly string[]> = [
+  ["amenity=doctors", "healthcare=doctor", "office=physician"],
+  ["amenity=dentist", "healthcare=dentist"],
+  ["amenity=pharmacy", "healthcare=pharmacy"],
+  ["amenity=ice_cream", "shop=ice_cream", "cuisine=ice_cream"],
+  ["shop=optician", "craft=optician"],
+  ["shop=jewelry", "craft=jeweller"],
+];
+
+/** Alternatives with every synonym of their terms added as alternatives of their own. */
+function withSynonyms(alternatives: string[][]): string[][] {
+  const out = [...alternatives];
+  for (const alternative of alternatives) {
+    for (const [i, term] of alternative.entries()) {
+      for (const group of TAG_SYNONYMS) {
+        if (!group.includes(term)) continue;
+        for (const synonym of group) {
+          if (synonym === term) continue;
+          const replaced = alternative.map((t, j) => (j === i ? synonym : t));
+          if (!out.some((a) => a.join("&") === replaced.join("&"))) out.push(replaced);
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /** The name-suggestion-index's data file, inside its package. */
@@ -150,24 +207,33 @@ export function buildVocabulary(): VocabularyData {
   const schema = join(packageDir("@openstreetmap/id-tagging-schema"), "dist");
   const presets = JSON.parse(readFileSync(join(schema, "presets.min.json"), "utf8")) as Record<string, SchemaPreset>;
   const meanings = new Map<string, Meaning>();
-  for (const [id, preset] of Object.entries(presets)) {
-    const meaning = presetMeaning(preset);
-    if (meaning) meanings.set(id, meaning);
-  }
+  /** A cuisine as a meaning: any place serving it; found by name at any place that serves food. */
   const cuisine = (value: string): string => {
     const id = `cuisine:${value}`;
-    if (!meanings.has(id)) meanings.set(id, { alternatives: [[tagTerm("cuisine", value)]], hosts: FOOD_HOSTS, generic: false });
+    if (!meanings.has(id)) meanings.set(id, { alternatives: withSynonyms([[tagTerm("cuisine", value)]]), hosts: FOOD_HOSTS, generic: false });
     return id;
   };
+  /** Preset id → the meaning its phrases vote for (a cuisine-qualified preset votes for its cuisine). */
+  const meaningOfPreset = new Map<string, string>();
+  for (const [id, preset] of Object.entries(presets)) {
+    const meaning = presetMeaning(preset);
+    if (!meaning) continue;
+    const value = cuisineOf(preset);
+    if (value && !meaning.generic) meaningOfPreset.set(id, cuisine(value));
+    else {
+      meanings.set(id, meaning);
+      meaningOfPreset.set(id, id);
+    }
+  }
   const votes = new Map<string, Map<string, Votes>>();
   /** Phrases that some language uses as a name (not only as a search term). */
   const namedSomewhere = new Set<string>();
-  const vote = (phrase: string, meaning: string, curated = false) => {
+  const vote = (phrase: string, meaning: string, weight: number, curated = false) => {
     let byMeaning = votes.get(phrase);
     if (!byMeaning) votes.set(phrase, (byMeaning = new Map()));
     const v = byMeaning.get(meaning) ?? { languages: 0, curated: false };
     if (curated) v.curated = true;
-    else v.languages++;
+    v.languages += weight;
     byMeaning.set(meaning, v);
   };
 
@@ -185,26 +251,31 @@ export function buildVocabulary(): VocabularyData {
       if (!ids) into.set(phrase, (ids = new Set()));
       ids.add(id);
     };
-    for (const [id, translated] of Object.entries(language.presets ?? {})) {
-      if (!meanings.has(id)) continue;
+    for (const [presetId, translated] of Object.entries(language.presets ?? {})) {
+      const id = meaningOfPreset.get(presetId);
+      if (!id) continue;
       for (const name of [translated.name, ...listOf(translated.aliases)]) note(named, name, id);
       for (const term of listOf(translated.terms)) note(termed, term, id);
     }
     for (const [value, label] of Object.entries(language.fields?.cuisine?.options ?? {})) {
       note(named, typeof label === "string" ? label : (label as { title?: string } | null)?.title, cuisine(value));
     }
+    const weight = (id: string, base: number) => (meanings.get(id)?.broadened ? base / 2 : base);
     for (const [phrase, ids] of named) {
       namedSomewhere.add(phrase);
-      for (const id of ids) vote(phrase, id);
+      for (const id of ids) vote(phrase, id, weight(id, NAME_VOTE));
     }
-    for (const [phrase, ids] of termed) if (!named.has(phrase)) for (const id of ids) vote(phrase, id);
+    for (const [phrase, ids] of termed) if (!named.has(phrase)) for (const id of ids) vote(phrase, id, weight(id, 1));
   }
-  // Our own English labels ("gas station", "vet"; a pub is a bar too) are always kept.
+  // Our own English labels ("gas station" is `amenity=fuel`) weigh like a name in many
+  // languages: enough to decide an English word iD's English leaves loose ("pharmacy",
+  // a drugstore's search term there), not enough to outvote every language ("bar", a
+  // secondary label of pubs, still means `amenity=bar`).
   for (const [tag, labels] of Object.entries(OSM_LABELS)) {
     const [key, value] = tag.split("=") as [string, string];
     const id = `label:${tag}`;
-    meanings.set(id, { alternatives: [[tagTerm(key, value)]], hosts: [tagTerm(key, value)], generic: false });
-    for (const label of labels) vote(phraseKey(label), id, true);
+    meanings.set(id, { alternatives: withSynonyms([[tagTerm(key, value)]]), hosts: [tagTerm(key, value)], generic: false });
+    for (const label of labels) vote(phraseKey(label), id, CURATED_VOTE, true);
   }
 
   const brands = brandNames();
@@ -229,12 +300,10 @@ export function buildVocabulary(): VocabularyData {
 }
 
 /**
- * The meanings a phrase keeps: our curated English labels when it is one (they decide
- * what "pharmacy" or "bar" means: iD's English calls a drugstore "pharmacy" too); else
- * every meaning at least KEEP_SHARE of the best one's languages agree on, and none when
- * a catch-all preset is among them ("shop", "store": those stay plain words).
- * Alternatives implied by a shorter one (cuisine-qualified restaurants when all
- * restaurants are in) are dropped.
+ * The meanings a phrase keeps: every meaning with more than KEEP_SHARE of the best one's
+ * votes ("kahvila" names both a café and a coffee shop in Finnish), and none when a
+ * catch-all preset is among them ("shop", "store": those stay plain words). Alternatives
+ * implied by a shorter one are dropped.
  */
 function chooseMeanings(
   byMeaning: Map<string, Votes>,
@@ -242,13 +311,11 @@ function chooseMeanings(
 ): { concept: [string[][], string[]]; strength: number; curated: boolean } | undefined {
   const entries = [...byMeaning].filter(([id]) => meanings.has(id)).sort((a, b) => b[1].languages - a[1].languages || (a[0] < b[0] ? -1 : 1));
   const best = entries[0]?.[1].languages ?? 0;
-  const agreed = (v: Votes) => v.languages > 0 && v.languages >= best * KEEP_SHARE;
-  const curated = entries.filter(([, v]) => v.curated);
-  if (curated.length === 0 && entries.some(([id, v]) => meanings.get(id)!.generic && agreed(v))) return undefined;
-  const kept = curated.length > 0 ? curated : entries.filter(([id, v]) => !meanings.get(id)!.generic && agreed(v));
+  const agreed = entries.filter(([, v]) => v.languages > best * KEEP_SHARE);
+  if (agreed.some(([id]) => meanings.get(id)!.generic)) return undefined;
   const alternatives: string[][] = [];
   const hosts = new Set<string>();
-  for (const [id] of kept) {
+  for (const [id] of agreed) {
     const meaning = meanings.get(id)!;
     for (const alternative of meaning.alternatives) {
       if (!alternatives.some((a) => a.join("&") === alternative.join("&"))) alternatives.push(alternative);
@@ -257,5 +324,5 @@ function chooseMeanings(
   }
   const minimal = alternatives.filter((a) => !alternatives.some((b) => b !== a && b.length < a.length && b.every((t) => a.includes(t))));
   if (minimal.length === 0) return undefined;
-  return { concept: [minimal, [...hosts]], strength: Math.max(best, curated.length > 0 ? 1 : 0), curated: curated.length > 0 };
+  return { concept: [minimal, [...hosts]], strength: best, curated: agreed.some(([, v]) => v.curated) };
 }
