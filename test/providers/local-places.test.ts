@@ -23,7 +23,13 @@ describe("keywords", () => {
     expect(slot("Zahnärzte")[0]!.tags).toEqual([["amenity=dentist"], ["healthcare=dentist"]]);
     expect(slot("cafés")[0]!.tags).toEqual([["amenity=cafe"]]);
     expect(slot("Baeckerei")[0]!.tags).toEqual(slot("Bäckerei")[0]!.tags);
-    expect(slot("italian restaurant")).toEqual([{ text: "italian restaurant", tags: [["amenity=restaurant", "cuisine=italian"]], prefixes: [] }]);
+    // A phrase is one slot; a cuisine and a kind of place are two (both must hold).
+    expect(slot("ice cream").map((s) => s.text)).toEqual(["ice cream"]);
+    expect(slot("ice cream")[0]!.tags).toContainEqual(["amenity=ice_cream"]);
+    expect(slot("italian restaurant").map((s) => [s.text, s.tags])).toEqual([
+      ["italian", [["cuisine=italian"]]],
+      ["restaurant", [["amenity=restaurant"]]],
+    ]);
     expect(slot("Meiers müller")).toEqual([
       { text: "meiers", tags: null, prefixes: ["meier"] },
       { text: "muller", tags: null, prefixes: ["muller"] },
