@@ -1,4 +1,5 @@
 import { basename, resolve } from "node:path";
+import { iso1A2Code } from "@rapideditor/country-coder";
 import type { Clock } from "../core/clock.js";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
@@ -8,6 +9,7 @@ import { joinTagTerms } from "../providers/places/place-tags.js";
 import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import type { Db } from "../store/db.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
 
 /** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
@@ -115,6 +117,7 @@ export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[]
 export class PlacesImportService {
   private placesRepo?: PlacesRepo;
   private postingsRepo?: PlacePostingsRepo;
+  private localitiesRepo?: LocalitiesRepo;
   private readonly categorizer: PlaceCategorizer;
 
   constructor(
@@ -130,6 +133,12 @@ export class PlacesImportService {
   get repo(): PlacesRepo {
     this.placesRepo ??= new PlacesRepo(this.db);
     return this.placesRepo;
+  }
+
+  /** The geocoder's localities, rebuilt once an import ends. */
+  private get localities(): LocalitiesRepo {
+    this.localitiesRepo ??= new LocalitiesRepo(this.db);
+    return this.localitiesRepo;
   }
 
   /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
@@ -158,6 +167,7 @@ export class PlacesImportService {
     let read = 0;
     let skippedTotal = 0;
     let batch: PlaceWrite[] = [];
+    const namedPlaces: NamedPlaceRow[] = [];
     const flush = () => {
       if (batch.length === 0) return;
       const result = this.repo.upsertBatch(source.id, batch, this.clock.now().toISOString());
@@ -179,6 +189,11 @@ export class PlacesImportService {
           if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
           continue;
         }
+        if (item.kind === "locality") {
+          const { id, name: placeName, kind, lat, lng } = item.locality;
+          namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
+          continue;
+        }
         read++;
         batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
         if (batch.length >= batchSize) flush();
@@ -194,7 +209,8 @@ export class PlacesImportService {
     const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.clock.now().toISOString() });
     removed += gone;
     this.postings.refresh();
-    this.repo.rebuildLocalities();
+    this.localities.replaceNamedPlaces(source.id, namedPlaces);
+    this.localities.rebuild();
     const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
       file: name,

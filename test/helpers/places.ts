@@ -1,6 +1,8 @@
 import { loadCategoryVocabulary } from "../../src/providers/places/category-vocabulary.js";
 import { resolveCacheDir } from "../../src/services/instance.js";
+import { foldForSearch } from "../../src/core/text.js";
 import type { Db } from "../../src/store/db.js";
+import type { LocalityKind } from "../../src/store/localities.js";
 import { PlacePostingsRepo } from "../../src/store/place-postings.js";
 
 /**
@@ -89,13 +91,14 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
   new PlacePostingsRepo(db).refresh();
 }
 
+/** One row of the geocoder's localities (migration 015); the key defaults to the name folded as the geocoder folds it. */
 export function insertLocality(
   db: Db,
-  row: { kind: "city" | "postcode"; key: string; name: string; city?: string | null; country: string; lat: number; lng: number; placeCount: number },
+  row: { kind: LocalityKind; key?: string; name: string; city?: string | null; country: string; lat: number; lng: number; placeCount: number },
 ): void {
   db.prepare("INSERT INTO localities (kind, key, name, city, country, lat, lng, place_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
     row.kind,
-    row.key,
+    row.key ?? foldForSearch(row.name),
     row.name,
     row.city ?? null,
     row.country,

@@ -114,9 +114,9 @@ function isCuisine(concept: CategoryConcept): boolean {
 }
 
 /**
- * Whether a phrase is a cuisine word and words of a kind of place, each a category of
- * its own ("italian restaurant"): then both must hold (an Italian café is no Italian
- * restaurant), where the phrase alone means the cuisine anywhere.
+ * Whether a phrase that means a cuisine is a cuisine word and words of a kind of place,
+ * each a category of its own ("italian restaurant"): then both must hold (an Italian café
+ * is no Italian restaurant), where the phrase alone means the cuisine anywhere.
  */
 function splitsIntoCuisineAndPlace(words: readonly string[], vocabulary: CategoryVocabulary): boolean {
   const concepts = words.map((w) => vocabulary.lookupWord(w)?.concept);
@@ -147,7 +147,7 @@ export function parseKeywords(keywords: string, vocabulary: CategoryVocabulary |
     for (let n = Math.min(MAX_PHRASE_WORDS, words.length - i); n >= 2 && vocabulary; n--) {
       const phrase = words.slice(i, i + n).join(" ");
       const concept = vocabulary.concept(phrase);
-      if (concept && !splitsIntoCuisineAndPlace(words.slice(i, i + n), vocabulary)) {
+      if (concept && !(isCuisine(concept) && splitsIntoCuisineAndPlace(words.slice(i, i + n), vocabulary))) {
         push(categorySlot(phrase, concept, []));
         taken = n;
         break;

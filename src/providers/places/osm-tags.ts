@@ -13,7 +13,7 @@ import {
   socialsOrNull,
   socialNetworkOf,
 } from "./lead-values.js";
-import type { ImportItem } from "./place-record.js";
+import type { ImportItem, NamedPlaceKind } from "./place-record.js";
 import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
@@ -46,9 +46,40 @@ export function hasBusinessTag(tags: Record<string, string> | undefined): tags i
   return false;
 }
 
+/** `place=*` values the geocoder resolves by name, by kind. */
+const NAMED_PLACES: Readonly<Record<string, NamedPlaceKind>> = {
+  city: "city", town: "city", village: "city", hamlet: "city", municipality: "city",
+  borough: "district", suburb: "district", quarter: "district", neighbourhood: "district",
+  square: "square",
+  locality: "locality",
+};
+
+/**
+ * The kind of named place an element is for the geocoder, or null: a `place=*` of
+ * NAMED_PLACES, or an administrative boundary of a municipality (admin_level 8, a city)
+ * or a part of one (9 and more: districts such as Helsinki's "Kamppi"). Needs a name.
+ */
+export function osmNamedPlaceKind(tags: Record<string, string> | undefined): NamedPlaceKind | null {
+  if (!tags?.name?.trim()) return null;
+  const place = tags.place ? NAMED_PLACES[tags.place.trim().toLowerCase()] : undefined;
+  if (place) return place;
+  if (tags.boundary === "administrative") {
+    const level = Number(tags.admin_level);
+    if (level === 8) return "city";
+    if (level >= 9 && level <= 11) return "district";
+  }
+  return null;
+}
+
+/** Whether a relation is an area (a multipolygon: a business mapped as one, or an administrative boundary). */
+export function isAreaRelation(tags: Record<string, string>): boolean {
+  return tags.type === "multipolygon" || tags.type === "boundary";
+}
+
 /** The tag keys the importers keep (everything else is dropped while parsing to save memory). */
 export const KEPT_TAG_KEYS = [
   ...BUSINESS_KEYS,
+  "place", "boundary", "admin_level", "type",
   "name", "brand", "operator", "cuisine", "healthcare:speciality", "description", "opening_hours",
   "website", "contact:website", "url", "phone", "contact:phone", "contact:mobile", "mobile",
   "email", "contact:email",
@@ -68,7 +99,7 @@ function first(tags: Record<string, string>, ...keys: string[]): string | undefi
  * One OSM element → a place (field-notes.md §1) or the reason it is skipped. `type` and
  * `id` make the stable place ID (`osm:node:123`).
  */
-export function osmElementToItem(type: "node" | "way", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
+export function osmElementToItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
   const reason = osmSkipReason(tags);
   if (reason) return { kind: "skip", reason };
   const { keys } = businessKeysOf(tags);

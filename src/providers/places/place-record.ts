@@ -40,9 +40,24 @@ export interface PlaceRecord {
   provenance: string | null;
 }
 
-/** What an importer yields: a place, or a record it could not use and why. */
+/**
+ * A named place that is no business but where people search (a city, a district, a
+ * square): the geocoder resolves "Kamppi" or "Marienplatz" to it.
+ */
+export interface NamedPlace {
+  /** `osm:node:123`, `osm:way:456`, `osm:relation:789`. */
+  id: string;
+  name: string;
+  kind: NamedPlaceKind;
+  lat: number;
+  lng: number;
+}
+export type NamedPlaceKind = "city" | "district" | "square" | "locality";
+
+/** What an importer yields: a place, a named place for the geocoder, or a record it could not use and why. */
 export type ImportItem =
   | { kind: "place"; place: PlaceRecord }
+  | { kind: "locality"; locality: NamedPlace }
   | { kind: "skip"; reason: SkipReason; detail?: string };
 
 /**

@@ -13,6 +13,7 @@ import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
 import { categoryTags } from "./014-category-tags.js";
+import { namedPlaces } from "./015-named-places.js";
 
 export interface Migration {
   name: string;
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   contactNgrams,
   placePostings,
   categoryTags,
+  namedPlaces,
 ];
