@@ -110,6 +110,29 @@ describe("outreach leads search", () => {
     expect(half.code).toBe(2);
   });
 
+  it("--sort orders the leads across pages (distance, name, relevance); anything else is a usage error", async () => {
+    const { env, deps } = prepare(many);
+    const byName = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "restaurant", "--all", "--sort", "name", "--json"], { env, deps });
+    expect(byName.code).toBe(0);
+    const names = (JSON.parse(byName.stdout) as SearchResult).leads.map((l) => l.name);
+    expect(names).toHaveLength(45);
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, "en", { numeric: false })));
+    const bad = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "restaurant", "--sort", "rating"], { env, deps });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--sort must be one of relevance, distance, name/);
+  });
+
+  it("says on stderr which keywords a typo was read as, and when nothing was found at all", async () => {
+    const { env, deps } = prepare();
+    const typo = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentsit"], { env, deps });
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(/nothing matched "dentsit" as typed; did you mean "dentist"\? \(showing its leads\)/);
+    expect(typo.stdout).toContain("Dentists Vaduz");
+    const wrongPlace = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "veterinarain", "--radius", "1"], { env, deps });
+    expect(wrongPlace.code).toBe(0);
+    expect(wrongPlace.stderr).toMatch(/no leads for "veterinarain"; did you mean "veterinarian"\?/);
+  });
+
   it("exits 6 when the daily quota is used up", async () => {
     const { env, deps, dataDir } = prepare();
     const db = new Database(join(dataDir, "outreach.db"));

@@ -180,6 +180,30 @@ describe("your own CSV and NDJSON lists", () => {
     expect(instance.services.placesImport.stats().sources[0]).toMatchObject({ kind: "csv", licence: "supplied by the user" });
   });
 
+  test("a list's rows get category tags from their labels in any language, or from their brand; the search finds them by category", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "mixed.ndjson");
+    const rows = [
+      { placeId: "z", name: "Praxis Huber", lat: 47.141, lng: 9.521, categories: ["Zahnarzt"] },
+      { placeId: "k", name: "Kahvila Aalto", lat: 47.142, lng: 9.522, categories: ["kahvila"] },
+      { placeId: "s", name: "Starbucks", lat: 47.143, lng: 9.523 },
+      { placeId: "n", name: "Müller Consulting GmbH", lat: 47.144, lng: 9.524 },
+    ];
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await instance.services.placesImport.importFile(file);
+    const db = instance.services.deps.db;
+    expect(db.prepare("SELECT place_id, category_tags FROM places ORDER BY place_id").all()).toEqual([
+      { place_id: "csv:mixed:k", category_tags: "amenity=cafe" },
+      { place_id: "csv:mixed:n", category_tags: "" },
+      { place_id: "csv:mixed:s", category_tags: "amenity=cafe cuisine=coffee_shop" },
+      { place_id: "csv:mixed:z", category_tags: "amenity=dentist" },
+    ]);
+    const search = async (keywords: string) =>
+      (await instance.services.placeProvider.search({ center: { lat: 47.142, lng: 9.522 }, radiusKm: 2, keywords, cursor: null, signal: new AbortController().signal })).leads.map((l) => l.name);
+    expect(await search("dentist")).toEqual(["Praxis Huber"]);
+    expect(await search("café")).toEqual(["Kahvila Aalto", "Starbucks"]);
+  });
+
   test("re-importing an edited list updates changed rows in place and removes rows that are gone", async () => {
     const instance = createTestInstance();
     const file = join(tempDir(), "list.ndjson");

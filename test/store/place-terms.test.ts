@@ -4,10 +4,14 @@ import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placeTerms } from "../../src/store/migrations/011-place-terms.js";
+import { categoryTags } from "../../src/store/migrations/014-category-tags.js";
+import { LocalPlaceProvider } from "../../src/providers/places/local.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { testVocabulary } from "../helpers/places.js";
 import { CATEGORIZED, cellOf, cellsOfCircle, TAG_TERM_PREFIX, termRowsOf } from "../../src/store/place-terms.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
-import { termIndex } from "../helpers/place-terms.js";
+import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { join } from "node:path";
 
 const place = placeWrite;
@@ -107,5 +111,36 @@ describe("place term index (kept in sync by the write path)", () => {
     } finally {
       after.close();
     }
+  });
+});
+
+describe("category tags for places written before them (migration 014 and the startup backfill)", () => {
+  test("the migration rebuilds the index; the places service gives old places tags from their labels, then 'Zahnarzt' finds them", async () => {
+    const dataDir = tempDir();
+    const before = openDatabase(join(dataDir, "outreach.db"), MIGRATIONS.slice(0, MIGRATIONS.indexOf(categoryTags)));
+    const sourceId = before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('osm', 'old.osm.pbf', 'x', 'x', 't') RETURNING id").get() as { id: number };
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, categories, category_text, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("osm:node:1", sourceId.id, "Dr. Frick", 47.141, 9.521, '["dentist"]', "dentist");
+    insert.run("osm:node:2", sourceId.id, "Beck", 47.142, 9.522, '["bakery"]', "bakery");
+    insert.run("osm:node:3", sourceId.id, "Lidl", 47.143, 9.523, "[]", "");
+    before.close();
+
+    const instance = createTestInstance({ dataDir });
+    const db = instance.services.deps.db;
+    const tags = db.prepare("SELECT place_id, category_tags FROM places ORDER BY place_id").all();
+    // Labels through the vocabulary; a brand without labels through the name-suggestion-index.
+    expect(tags).toEqual([
+      { place_id: "osm:node:1", category_tags: "amenity=dentist" },
+      { place_id: "osm:node:2", category_tags: "shop=bakery" },
+      { place_id: "osm:node:3", category_tags: "shop=supermarket" },
+    ]);
+    expect(db.prepare("SELECT count(*) AS n FROM place_category_backfill").get()).toEqual({ n: 0 });
+    expect(termIndex(db).actual).toEqual(termIndex(db).expected);
+    expect(packedIndex(db).stale).toEqual([]);
+    const provider = new LocalPlaceProvider(db, { vocabulary: testVocabulary });
+    const page = await provider.search({ center: { lat: 47.141, lng: 9.521 }, radiusKm: 2, keywords: "Zahnarzt", cursor: null, signal: new AbortController().signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["osm:node:1"]);
+    // Once done, startup does nothing more.
+    expect(instance.services.placesImport.backfillCategoryTags()).toBe(0);
   });
 });
