@@ -23,10 +23,10 @@ import { parseArgs } from "node:util";
 import { toNodeHandler } from "h3";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
 import { createApp } from "../dist/server/app.js";
 import { LocalPlaceProvider } from "../dist/providers/places/local.js";
 import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabulary.js";
+import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./synthetic-places.js";
 import { distanceKm } from "../dist/core/geo.js";
 
 const { values: args } = parseArgs({
@@ -41,120 +41,14 @@ const PLACES = Number(args.places);
 const QUERIES = Number(args.queries);
 const dataDir = args["data-dir"] ?? join(tmpdir(), `outreach-bench-search-${PLACES}`);
 
-// A deterministic generator so every run measures the same index.
-let seed = 42;
-function random() {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
-function gaussian() {
-  return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-}
-
-/** Category mix roughly as in OSM business POIs of a European country. */
-const CATEGORIES = [
-  [["restaurant"], 0.12, ["Ristorante", "Gasthaus", "Restaurant", "Bistro", "Trattoria"]],
-  [["restaurant", "italian restaurant"], 0.04, ["Pizzeria", "Ristorante", "Trattoria"]],
-  [["cafe"], 0.06, ["Café", "Coffee", "Kaffeehaus"]],
-  [["bar"], 0.05, ["Bar", "Pub", "Lounge"]],
-  [["fast food"], 0.05, ["Kebab", "Burger", "Imbiss"]],
-  [["hairdresser"], 0.06, ["Salon", "Coiffeur", "Hair"]],
-  [["bakery"], 0.04, ["Bäckerei", "Bakery", "Boulangerie"]],
-  [["supermarket"], 0.04, ["Markt", "Supermarket", "Spar"]],
-  [["pharmacy"], 0.02, ["Apotheke", "Pharmacy"]],
-  [["dentist"], 0.015, ["Zahnarzt", "Dental", "Dentists"]],
-  [["doctor"], 0.03, ["Praxis", "Medical", "Clinic"]],
-  [["hotel"], 0.03, ["Hotel", "Gasthof", "Pension"]],
-  [["clothes shop"], 0.07, ["Mode", "Fashion", "Boutique"]],
-  [["car repair"], 0.04, ["Garage", "Autohaus", "Werkstatt"]],
-  [["bank"], 0.02, ["Bank", "Sparkasse"]],
-  [["kiosk"], 0.03, ["Kiosk", "Tabak"]],
-  [["florist"], 0.015, ["Blumen", "Florist"]],
-  [["lawyer"], 0.02, ["Kanzlei", "Law"]],
-  [["accountant"], 0.02, ["Treuhand", "Accounting"]],
-  [["electrician"], 0.02, ["Elektro", "Electric"]],
-  [["plumber"], 0.02, ["Sanitär", "Plumbing"]],
-  [["optician"], 0.01, ["Optik", "Optician"]],
-  [["butcher"], 0.01, ["Metzgerei", "Butcher"]],
-  [["fitness centre"], 0.015, ["Fitness", "Gym"]],
-  [["veterinary"], 0.01, ["Tierarzt", "Vet"]],
-  [["office"], 0.15, ["Consulting", "Services", "Office", "Partners"]],
-];
-const SURNAMES = ["Müller", "Meier", "Schmid", "Keller", "Weber", "Huber", "Schneider", "Fischer", "Wolf", "Rossi", "Bianchi", "Martin", "Bernard", "Dubois", "Frick", "Beck", "Wanger", "Marxer", "Büchel", "Ospelt"];
-const cumulative = [];
-{
-  let sum = 0;
-  for (const c of CATEGORIES) cumulative.push((sum += c[1]));
-  for (let i = 0; i < cumulative.length; i++) cumulative[i] /= sum;
-}
-function category() {
-  const r = random();
-  return CATEGORIES[cumulative.findIndex((c) => r <= c)] ?? CATEGORIES[0];
-}
-
-/** A few hundred towns in central Europe with Zipf-like sizes; places cluster around them. */
-function towns() {
-  seed = 7;
-  const list = [];
-  for (let i = 0; i < 400; i++) {
-    list.push({ lat: 45 + random() * 8, lng: 5 + random() * 12, weight: 1 / (i + 1) ** 0.9, sigmaKm: 1.5 + 6 * (1 / Math.sqrt(i + 1)) });
-  }
-  const total = list.reduce((s, t) => s + t.weight, 0);
-  let acc = 0;
-  for (const t of list) t.cum = (acc += t.weight / total);
-  return list;
-}
-const TOWNS = towns();
-function pickTown() {
-  const r = random();
-  return TOWNS.find((t) => r <= t.cum) ?? TOWNS[TOWNS.length - 1];
-}
-
 // The category vocabulary (built once per machine, then read from the cache), which the
 // search reads in every process: loaded before any timing, as a running server has it.
 const vocabulary = loadCategoryVocabulary(resolveCacheDir());
 const vocabularyOption = { vocabulary: () => vocabulary };
 
 function generate(instance) {
-  const db = instance.services.deps.db;
-  const started = performance.now();
-  const source = db
-    .prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'synthetic-bench', 'CC0', 'synthetic', ?)")
-    .run(new Date().toISOString()).lastInsertRowid;
-  const insert = db.prepare(`INSERT INTO places (place_id, source_id, name, address, city, country, lat, lng, website, phone, categories, category_text, category_tags, updated_at)
-    VALUES (?, ?, ?, ?, ?, 'DE', ?, ?, ?, ?, ?, ?, ?, '2026-11-22T00:00:00.000Z')`);
   // As an import of labelled rows does: the labels' tags in the vocabulary.
-  const tagsOf = new Map(CATEGORIES.map(([labels]) => [labels, vocabulary.tagsOfLabels(labels).join(" ")]));
-  seed = 1234;
-  const batch = 50_000;
-  for (let start = 0; start < PLACES; start += batch) {
-    db.transaction(() => {
-      for (let i = start; i < Math.min(PLACES, start + batch); i++) {
-        const town = pickTown();
-        const [labels, , words] = category();
-        const lat = town.lat + (gaussian() * town.sigmaKm) / 111.2;
-        const lng = town.lng + (gaussian() * town.sigmaKm) / (111.2 * Math.cos((town.lat * Math.PI) / 180));
-        const name = `${SURNAMES[Math.floor(random() * SURNAMES.length)]} ${words[Math.floor(random() * words.length)]}`;
-        const website = random() < 0.3 ? `https://www.example-${i}.de/` : null;
-        insert.run(`bench:${i}`, source, name, `Hauptstrasse ${i % 200}, Town ${TOWNS.indexOf(town)}`, `Town ${TOWNS.indexOf(town)}`, lat, lng, website, random() < 0.4 ? "+49 30 1234567" : null, JSON.stringify(labels), labels.join(" "), tagsOf.get(labels));
-      }
-    })();
-    process.stderr.write(`\rgenerating ${Math.min(PLACES, start + batch).toLocaleString("en")} places…`);
-  }
-  // As an importer does once it ends: pack the term index of every cell written.
-  new PlacePostingsRepo(db).refresh();
-  db.exec("INSERT INTO places_fts(places_fts) VALUES ('optimize'); ANALYZE;");
-  const seconds = (performance.now() - started) / 1000;
-  process.stderr.write(` done in ${seconds.toFixed(1)} s\n`);
-  return seconds;
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-function summary(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p95: percentile(s, 95), n: s.length };
+  return insertSyntheticPlaces(instance.services.deps.db, PLACES, (labels) => ({ text: labels.join(" "), tags: vocabulary.tagsOfLabels(labels).join(" ") }));
 }
 
 const KEYWORDS = ["restaurant", "dentist", "hairdresser", "cafe", "bakery", "italian restaurant", "hotels", "pharmacy", "Müller", "florist"];
@@ -162,12 +56,7 @@ const KEYWORDS = ["restaurant", "dentist", "hairdresser", "cafe", "bakery", "ita
 const LOCAL_KEYWORDS = ["Zahnarzt", "ravintola", "Bäckerei", "kahvila", "Friseur", "pharmacie", "ristorante", "Apotheke", "Baeckerei", "fioraio"];
 
 function queries(n) {
-  seed = 99;
-  return Array.from({ length: n }, (_, i) => {
-    const town = pickTown();
-    // Centres near, not exactly on, town centres: where users search.
-    return { center: { lat: town.lat + gaussian() * 0.01, lng: town.lng + gaussian() * 0.01 }, keywords: KEYWORDS[i % KEYWORDS.length] };
-  });
+  return queryCentres(n).map((center, i) => ({ center, keywords: KEYWORDS[i % KEYWORDS.length] }));
 }
 
 const fresh = !existsSync(join(dataDir, "outreach.db"));
@@ -344,7 +233,7 @@ async function extractsBench() {
     const realDb = real.services.deps.db;
     const points = realDb.prepare("SELECT lat, lng FROM places ORDER BY id").all();
     const words = ["restaurant", "cafe", "hotel", "dentist", "bakery", "pharmacy", "bar", "hairdresser", "bank", "supermarket"];
-    seed = 2026;
+    reseed(2026);
     const realQueries = Array.from({ length: 200 }, (_, i) => ({ center: points[Math.floor(random() * points.length)], keywords: words[i % words.length] }));
     const coldReal = [];
     for (const q of realQueries) coldReal.push((await coldSearch(q, 5, join(dir, "outreach.db"))).ms);

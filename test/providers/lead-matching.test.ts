@@ -151,9 +151,9 @@ describe("one lead per business, and every branch", () => {
       { placeId: "hvb1-copy", name: "Hypovereinsbank", ...at(0.12), tags: ["amenity=bank"] },
       // Same name and address, 200 m apart (a poor geocoding): one.
       { placeId: "hvb2-copy", name: "HypoVereinsbank", ...at(0.359), street: "Kaufingerstrasse", housenumber: "9", tags: ["amenity=bank"] },
-      // 10 m apart but another phone: two businesses (two floors of one building).
-      { placeId: "salon1", name: "Salon Sirpa", ...at(0.5), phone: "+423 111 11 11", tags: ["shop=hairdresser"] },
-      { placeId: "salon2", name: "Salon Sirpa", ...at(0.51), phone: "+423 222 22 22", tags: ["shop=hairdresser"] },
+      // One address, 10 m apart, but each its own phone: two businesses (two floors of one building).
+      { placeId: "salon1", name: "Salon Sirpa", ...at(0.5), street: "Aleksanterinkatu", housenumber: "52", phone: "+423 111 11 11", tags: ["shop=hairdresser"] },
+      { placeId: "salon2", name: "Salon Sirpa", ...at(0.51), street: "Aleksanterinkatu", housenumber: "52", phone: "+423 222 22 22", tags: ["shop=hairdresser"] },
     ]);
     const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "bank", cursor: null, signal });
     expect(page.leads.map((l) => l.placeId)).toEqual(["hvb1", "hvb2"]);

@@ -4,9 +4,10 @@ import { searchTokens } from "../../core/search-tokens.js";
 /**
  * When two records in one result are the same business (two sources, or a node and a
  * building outline of one shop), so the search shows it once. Same name (folded), and
- * either the same street address, or at most SAME_SPOT_KM apart with nothing that says
- * otherwise (a different address, phone or website). Branches of a chain 30 m apart,
- * each with its own address, stay two leads.
+ * either the same street address, or at most SAME_SPOT_KM apart with no different
+ * address; in both cases nothing else that says otherwise (a different phone or website).
+ * Branches of a chain 30 m apart, each with its own address, stay two leads; so do two
+ * salons of one name on two floors of a building, each with its own phone.
  */
 
 /** Two points of one business: a node and the centroid of its building, two sources' geocoding. */
@@ -61,7 +62,7 @@ const conflict = (a: string | null, b: string | null) => a !== null && b !== nul
 
 export function sameBusiness(a: Identity, b: Identity): boolean {
   if (a.name !== b.name || a.name === "") return false;
+  if (conflict(a.phone, b.phone) || conflict(a.host, b.host)) return false;
   if (a.address !== null && a.address === b.address) return true;
-  if (distanceKm(a, b) > SAME_SPOT_KM) return false;
-  return !conflict(a.address, b.address) && !conflict(a.phone, b.phone) && !conflict(a.host, b.host);
+  return distanceKm(a, b) <= SAME_SPOT_KM && !conflict(a.address, b.address);
 }
