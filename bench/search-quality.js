@@ -141,6 +141,21 @@ function pointOf(geometry) {
 
 /** Every named feature of an extract with its tags, id and point (osmium export). */
 function truthFeatures(file) {
+  return exportedFeatures(file).filter((f) => f.name);
+}
+
+/** Every feature with an address postcode (named or not), for the geocoder's truth. */
+function truthFeaturesWithAddresses(file) {
+  return exportedFeatures(file).filter((f) => f.tags["addr:postcode"]);
+}
+
+const exported = new Map();
+function exportedFeatures(file) {
+  if (!exported.has(file)) exported.set(file, readFeatures(file));
+  return exported.get(file);
+}
+
+function readFeatures(file) {
   const text = execFileSync("osmium", ["export", "-f", "geojsonseq", "-a", "type,id", "-o", "-", join(DATA, file)], { maxBuffer: 1 << 30 }).toString("utf8");
   const features = [];
   for (const line of text.split("\n")) {
@@ -148,7 +163,6 @@ function truthFeatures(file) {
     if (!json) continue;
     const f = JSON.parse(json);
     const tags = f.properties;
-    if (!tags.name && !tags.brand) continue;
     const point = pointOf(f.geometry);
     if (!point) continue;
     features.push({ id: `osm:${tags["@type"]}:${tags["@id"]}`, name: tags.name ?? tags.brand, tags, point });
@@ -279,6 +293,31 @@ try {
   }
   console.log(`\nMisses (first ${args.misses} of each kind per query):`);
   for (const line of missLines) console.log(line);
+
+  // The location forms of the issue, against published coordinates (Wikipedia, GeoNames) or,
+  // for a postcode, the mean point of the extract's features that carry it (osmium export).
+  // The Overture sample is imported too: it holds places in Portland (Oregon and Maine) and
+  // Westminster (Colorado), the names the old geocoder confused.
+  await instance.services.placesImport.importFile(join(DATA, "overture-places-us-sample-3425.parquet"));
+  const postcode = (file, code) => {
+    const points = truthFeaturesWithAddresses(file).filter((f) => f.tags["addr:postcode"] === code).map((f) => f.point);
+    return { lat: points.reduce((s, p) => s + p.lat, 0) / points.length, lng: points.reduce((s, p) => s + p.lng, 0) / points.length };
+  };
+  const marienplatz = { lat: 48.13722, lng: 11.57528 };
+  const kamppi = { lat: 60.16778, lng: 24.93194 };
+  const forms = [
+    ["Marienplatz, München", marienplatz, 1.5], ["Marienplatz", marienplatz, 1.5], ["Kamppi", kamppi, 1.5], ["Kamppi, Helsinki", kamppi, 1.5],
+    ["EC4M 9BR", postcode("london-city-2020-07-20.osm.pbf", "EC4M 9BR"), 1.5], ["80331 München", postcode("munich-altstadt-2020-07-20.osm.pbf", "80331"), 1.5],
+    ["Portland, OR", { lat: 45.5152, lng: -122.6784 }, 3], ["Westminster", { lat: 51.4975, lng: -0.1357 }, 3],
+    ["Muenchen", { lat: 48.1372, lng: 11.5755 }, 3], ["München", { lat: 48.1372, lng: 11.5755 }, 3],
+  ];
+  console.log("\n| location | resolved to | kind | km from the place | limit |");
+  console.log("|---|---|---|---|---|");
+  for (const [location, point, limit] of forms) {
+    const r = instance.services.geocoder.resolveText(location);
+    const km = r ? haversineKm(r.center, point) : NaN;
+    console.log(`| ${location} | ${r?.name ?? "—"} | ${r?.kind ?? "—"} | ${km.toFixed(2)}${km <= limit ? "" : " ⚠"} | ${limit} |`);
+  }
 } finally {
   instance.close();
   rmSync(dir, { recursive: true, force: true });

@@ -27,8 +27,11 @@ describe("place term index (rows)", () => {
   test("one row per distinct folded word with the fields that hold it, and one per category tag", () => {
     const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"], "amenity=cafe cuisine=cake");
     expect(rows.map((r) => r.term).sort()).toEqual([`${TAG_TERM_PREFIX}amenity=cafe`, `${TAG_TERM_PREFIX}cuisine=cake`, "cafe", "kaffee", "kuchen", "muller", "und"]);
+    // With tags, the labels' words are left out: the tags say the same in every language.
     const cafe = rows.find((r) => r.term === "cafe")!;
-    expect(SEARCH_FIELDS.filter((_, f) => cafe.fields & (1 << f))).toEqual(["name", "category_text"]);
+    expect(SEARCH_FIELDS.filter((_, f) => cafe.fields & (1 << f))).toEqual(["name"]);
+    const untagged = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", null], "").find((r) => r.term === "cafe")!;
+    expect(SEARCH_FIELDS.filter((_, f) => untagged.fields & (1 << f))).toEqual(["name", "category_text"]);
     expect(rows.find((r) => r.term === "#amenity=cafe")).toMatchObject({ fields: 0 });
     expect(rows.every((r) => r.flags === CATEGORIZED && r.cell === cellOf(47.14, 9.52))).toBe(true);
     // Transliterations fold like the letters they stand for.

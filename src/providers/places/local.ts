@@ -160,7 +160,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         if (admit) matches.reserve(countPostings(chunks));
         for (const chunk of chunks) matches.addWords(chunk.values, s, chunk.exact, strong, admit);
       }
-      if (slot.hostMask & ~alternativeBits && matches.wordHits(s) > 0) {
+      if (slot.hostMask & ~alternativeBits && matches.nameHits(s) > 0) {
         for (let bit = 0; bit < slot.tagTerms.length; bit++) {
           if (!(slot.hostMask & (1 << bit)) || alternativeBits & (1 << bit)) continue;
           for (const chunk of reader.exact(TAG_TERM_PREFIX + slot.tagTerms[bit]!)) matches.addTags(chunk.values, s, bit, false);

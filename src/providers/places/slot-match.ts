@@ -35,6 +35,8 @@ export const HIT_NAME_PREFIX = 4;
 export const HIT_LABEL_EXACT = 8;
 export const HIT_LABEL_PREFIX = 16;
 export const HIT_OTHER = 32;
+/** Hits in a name or brand: what lets a category word match a place of its hosts. */
+export const HIT_NAME = HIT_NAME_EXACT | HIT_NAME_STRONG_PREFIX | HIT_NAME_PREFIX;
 
 const bitOf = (field: SearchField) => 1 << SEARCH_FIELDS.indexOf(field);
 const NAME_BITS = bitOf("name") | bitOf("brand");
@@ -87,8 +89,9 @@ export interface SearchableText {
  */
 export function textMatcher(slots: readonly QuerySlot[]): (place: SearchableText) => number | undefined {
   return (place) => {
-    const fields = SEARCH_FIELDS.map((field) => searchTokens(place[field]));
     const tags = new Set(splitTagTerms(place.category_tags));
+    // As the term index: a place's labels count only when it has no tags (see `termRowsOf`).
+    const fields = SEARCH_FIELDS.map((field) => (field === "category_text" && tags.size > 0 ? [] : searchTokens(place[field])));
     let total = 0;
     for (const slot of slots) {
       let tagMask = 0;

@@ -2,7 +2,7 @@ import { circleBoxes, distanceKm, type BoundingBox, type LatLng } from "../../co
 import { POSTING_STRIDE } from "../../store/place-postings.js";
 import { CATEGORIZED } from "../../store/place-terms.js";
 import type { QuerySlot } from "./keywords.js";
-import { slotKind, wordHits } from "./slot-match.js";
+import { HIT_NAME, slotKind, wordHits } from "./slot-match.js";
 
 /** A match with what the ranking orders it by. */
 export interface Ranked {
@@ -39,7 +39,7 @@ export class TermMatches {
   private tagMasks = new Uint32Array(0);
   /** Per (place, slot): its word hits (`wordHits` bits). */
   private hits = new Uint8Array(0);
-  private readonly wordHitCounts: number[];
+  private readonly nameHitCounts: number[];
   private readonly box: BoundingBox;
   private readonly wrapped: BoundingBox | undefined;
   private readonly point = { lat: 0, lng: 0 };
@@ -49,7 +49,7 @@ export class TermMatches {
     private readonly radiusKm: number,
     private readonly slots: readonly QuerySlot[],
   ) {
-    this.wordHitCounts = slots.map(() => 0);
+    this.nameHitCounts = slots.map(() => 0);
     [this.box, this.wrapped] = circleBoxes(center, radiusKm) as [BoundingBox, BoundingBox | undefined];
   }
 
@@ -91,14 +91,14 @@ export class TermMatches {
       const slot = this.slotFor(values, r, admit);
       if (slot < 0) continue;
       const i = slot * width + s;
-      if (this.hits[i] === 0) this.wordHitCounts[s]!++;
+      if (!(this.hits[i]! & HIT_NAME) && hits & HIT_NAME) this.nameHitCounts[s]!++;
       this.hits[i]! |= hits;
     }
   }
 
-  /** How many admitted places have a word hit for slot `s` (none: its hosts need no reading). */
-  wordHits(s: number): number {
-    return this.wordHitCounts[s]!;
+  /** How many admitted places have a name or brand hit for slot `s` (none: its hosts need no reading). */
+  nameHits(s: number): number {
+    return this.nameHitCounts[s]!;
   }
 
   /** The slot of a place inside the circle, or -1 (cells overhang the circle). */
