@@ -46,9 +46,8 @@ function expandedWords(tags) {
   if (words) return words;
   const have = new Set(tags);
   const out = new Set();
-  for (const [phrase, index] of vocabulary.data.phrases) {
-    const [alternatives] = vocabulary.data.concepts[index];
-    if (alternatives.some((a) => a.every((t) => have.has(t)))) for (const w of phrase.split(" ")) out.add(w);
+  for (const [phrase, concept] of vocabulary.entries()) {
+    if (concept.alternatives.some((a) => a.every((t) => have.has(t)))) for (const w of phrase.split(" ")) out.add(w);
   }
   words = [...out].join(" ");
   phrasesByTagSet.set(key, words);

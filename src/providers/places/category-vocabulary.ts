@@ -62,25 +62,38 @@ export function withinOneEdit(a: string, b: string): boolean {
  * "hammaslääkäri" all become `amenity=dentist | healthcare=dentist`.
  */
 export class CategoryVocabulary {
-  private readonly phrases = new Map<string, { concept: CategoryConcept; strength: number; standing: number }>();
-  /** Single-word phrases by length, for typo correction. */
-  private readonly wordsByLength = new Map<number, string[]>();
+  /** The phrases in code-unit order (the data's order): found by binary search. */
+  private readonly phrases: string[];
+  private readonly concepts: CategoryConcept[];
+  /** Single-word phrases by length, for typo correction (built on the first typo). */
+  private wordsByLength: Map<number, string[]> | undefined;
 
   constructor(readonly data: VocabularyData) {
-    const concepts: CategoryConcept[] = data.concepts.map(([alternatives, hosts]) => ({ alternatives, hosts }));
-    for (const [phrase, index, strength, standing] of data.phrases) {
-      this.phrases.set(phrase, { concept: concepts[index]!, strength, standing });
-      if (!phrase.includes(" ")) {
-        const list = this.wordsByLength.get(phrase.length) ?? [];
-        list.push(phrase);
-        this.wordsByLength.set(phrase.length, list);
-      }
+    this.concepts = data.concepts.map(([alternatives, hosts]) => ({ alternatives, hosts }));
+    this.phrases = data.phrases.split("\n");
+  }
+
+  private entry(phrase: string): { concept: CategoryConcept; strength: number; standing: number } | undefined {
+    let lo = 0;
+    let hi = this.phrases.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const p = this.phrases[mid]!;
+      if (p === phrase) return { concept: this.concepts[this.data.concept[mid]!]!, strength: this.data.strength[mid]!, standing: this.data.standing[mid]! };
+      if (p < phrase) lo = mid + 1;
+      else hi = mid - 1;
     }
+    return undefined;
+  }
+
+  /** Every phrase with its concept (for benches that index the vocabulary's words). */
+  *entries(): Generator<[phrase: string, concept: CategoryConcept]> {
+    for (let i = 0; i < this.phrases.length; i++) yield [this.phrases[i]!, this.concepts[this.data.concept[i]!]!];
   }
 
   /** The concept of a phrase (folded as `phraseKey` folds it). */
   concept(phrase: string): CategoryConcept | undefined {
-    return this.phrases.get(phrase)?.concept;
+    return this.entry(phrase)?.concept;
   }
 
   /**
@@ -93,13 +106,13 @@ export class CategoryVocabulary {
    */
   lookupWord(word: string): VocabularyHit | undefined {
     let best: { phrase: string; concept: CategoryConcept; strength: number; standing: number } | undefined;
-    const exact = word.length >= MIN_WORD_LENGTH ? this.phrases.get(word) : undefined;
+    const exact = word.length >= MIN_WORD_LENGTH ? this.entry(word) : undefined;
     if (exact) best = { phrase: word, ...exact };
     if (word.length > MIN_WORD_LENGTH) {
       for (const [suffix, replacement] of INFLECTIONS) {
         if (!word.endsWith(suffix) || word.length - suffix.length < MIN_WORD_LENGTH) continue;
         const base = word.slice(0, -suffix.length) + replacement;
-        const hit = this.phrases.get(base);
+        const hit = this.entry(base);
         if (!hit || base === word) continue;
         const better = !best || hit.standing > best.standing || (hit.standing === best.standing && best.phrase !== word && hit.strength > best.strength);
         if (better) best = { phrase: base, ...hit };
@@ -110,6 +123,15 @@ export class CategoryVocabulary {
 
   /** Single-word phrases one edit away from `word`, with its first letter. */
   wordsWithinOneEdit(word: string): string[] {
+    if (!this.wordsByLength) {
+      this.wordsByLength = new Map();
+      for (const phrase of this.phrases) {
+        if (phrase.includes(" ")) continue;
+        const list = this.wordsByLength.get(phrase.length) ?? [];
+        list.push(phrase);
+        this.wordsByLength.set(phrase.length, list);
+      }
+    }
     const out: string[] = [];
     for (const length of [word.length, word.length - 1, word.length + 1]) {
       for (const candidate of this.wordsByLength.get(length) ?? []) {

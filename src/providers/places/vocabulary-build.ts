@@ -19,7 +19,7 @@ import { FOOD_HOSTS, isBusinessKey, isInfrastructure, isQualifierKey, tagTerm } 
  */
 
 /** Bump when the build changes what it produces: cached vocabularies of an older format are rebuilt. */
-export const VOCABULARY_FORMAT = 5;
+export const VOCABULARY_FORMAT = 7;
 
 /** The vocabulary in its serialised form: concepts once, phrases pointing at them. */
 export interface VocabularyData {
@@ -28,11 +28,17 @@ export interface VocabularyData {
   /** [alternatives (each a conjunction of tag terms), hosts (business terms that may also match by name)]. */
   concepts: Array<[alternatives: string[][], hosts: string[]]>;
   /**
-   * [phrase (folded words, one space), concept index, strength (languages agreeing on
-   * its best meaning), standing (2: one of our curated English labels, 1: some
-   * language's name for it, 0: only a search term)].
+   * The phrases (folded words, one space) one per line in code-unit order, and per
+   * phrase, in parallel arrays: its concept's index, its strength (votes for its best
+   * meaning) and its standing (2: one of our curated English labels, 1: some language's
+   * name for it, 0: only a search term). Every process that searches reads them: parallel
+   * arrays of numbers parse several times faster than an array per phrase, and sorted
+   * phrases are searched in place (no map of 57,000 entries to build).
    */
-  phrases: Array<[phrase: string, concept: number, strength: number, standing: 0 | 1 | 2]>;
+  phrases: string;
+  concept: number[];
+  strength: number[];
+  standing: Array<0 | 1 | 2>;
 }
 
 interface TranslatedPreset {
@@ -279,7 +285,8 @@ export function buildVocabulary(): VocabularyData {
   }
 
   const brands = brandNames();
-  const data: VocabularyData = { stamp: installedVocabularyStamp(), concepts: [], phrases: [] };
+  const data: VocabularyData = { stamp: installedVocabularyStamp(), concepts: [], phrases: "", concept: [], strength: [], standing: [] };
+  const rows: Array<[phrase: string, concept: number, strength: number, standing: 0 | 1 | 2]> = [];
   const conceptIndex = new Map<string, number>();
   for (const [phrase, byMeaning] of votes) {
     // A brand name that no language uses as a category name ("Starbucks", a search term of coffee shops) is left to name matching.
@@ -294,8 +301,13 @@ export function buildVocabulary(): VocabularyData {
       data.concepts.push(chosen.concept);
       conceptIndex.set(key, index);
     }
-    data.phrases.push([phrase, index, chosen.strength, chosen.curated ? 2 : namedSomewhere.has(phrase) ? 1 : 0]);
+    rows.push([phrase, index, chosen.strength, chosen.curated ? 2 : namedSomewhere.has(phrase) ? 1 : 0]);
   }
+  rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  data.phrases = rows.map((r) => r[0]).join("\n");
+  data.concept = rows.map((r) => r[1]);
+  data.strength = rows.map((r) => r[2]);
+  data.standing = rows.map((r) => r[3]);
   return data;
 }
 
