@@ -121,6 +121,16 @@ export class CategoryVocabulary {
     return best && { phrase: best.phrase, concept: best.concept };
   }
 
+  /** The single-word phrase one edit away from `word` (same first letter) that the most languages agree on, if any. */
+  closestWord(word: string): string | undefined {
+    let best: { phrase: string; standing: number; strength: number } | undefined;
+    for (const phrase of this.wordsWithinOneEdit(word)) {
+      const e = this.entry(phrase)!;
+      if (!best || e.standing > best.standing || (e.standing === best.standing && e.strength > best.strength)) best = { phrase, ...e };
+    }
+    return best?.phrase;
+  }
+
   /** Single-word phrases one edit away from `word`, with its first letter. */
   wordsWithinOneEdit(word: string): string[] {
     if (!this.wordsByLength) {

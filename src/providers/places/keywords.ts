@@ -69,16 +69,21 @@ function plainSlot(word: string): QuerySlot {
  * hosts or of no category at all ("pizza" → "pizz", the stem "Pizzeria" starts).
  */
 function categorySlot(text: string, concept: CategoryConcept, nameForms: string[]): QuerySlot {
+  // One bit per distinct tag term (a place's tags are a 32-bit mask per slot): the
+  // meanings first, then the hosts while bits remain (a host left out only costs a name match).
   const tagTerms: string[] = [];
-  const bit = (term: string) => {
+  const bit = (term: string): number | undefined => {
     let i = tagTerms.indexOf(term);
-    if (i < 0) i = tagTerms.push(term) - 1;
-    return 1 << i;
+    if (i < 0 && tagTerms.length < MAX_TAG_TERMS) i = tagTerms.push(term) - 1;
+    return i < 0 ? undefined : 1 << i;
   };
-  const alternatives = concept.alternatives.map((alternative) => alternative.reduce((mask, term) => mask | bit(term), 0));
+  const alternatives: number[] = [];
+  for (const alternative of concept.alternatives) {
+    if (alternative.some((t) => !tagTerms.includes(t)) && tagTerms.length + alternative.length > MAX_TAG_TERMS) continue;
+    alternatives.push(alternative.reduce((mask, term) => mask | bit(term)!, 0));
+  }
   let hostMask = 0;
-  for (const host of concept.hosts) if (tagTerms.length < MAX_TAG_TERMS || tagTerms.includes(host)) hostMask |= bit(host);
-  if (tagTerms.length > MAX_TAG_TERMS) throw new Error(`a category with more than ${MAX_TAG_TERMS} tag terms`);
+  for (const host of concept.hosts) hostMask |= bit(host) ?? 0;
   const forms = withoutCovered(nameForms);
   return {
     text,

@@ -196,7 +196,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     let changed = false;
     const words = slots.map((slot) => {
       if (slot.concept || slot.text.length < TYPO_MIN_LENGTH || slot.text.includes(" ")) return slot.text;
-      const vocabularyWord = this.vocabulary().wordsWithinOneEdit(slot.text)[0];
+      const vocabularyWord = this.vocabulary().closestWord(slot.text);
       const replacement = vocabularyWord ?? (cells ? this.nearestIndexWord(cells, slot.text) : undefined);
       if (!replacement) return slot.text;
       changed = true;
