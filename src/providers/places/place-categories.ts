@@ -15,18 +15,17 @@ export interface CategorySources {
 /**
  * The category tag terms of a place: its source's own (OSM tags), else those its
  * category labels mean in the vocabulary (a CSV row's "Zahnarzt", an Overture
- * "italian_restaurant"), else its brand's in the name-suggestion-index ("Lidl" is a
- * supermarket). Both look-ups are loaded on first use: an OSM import needs neither.
+ * "italian_restaurant"), else, for a place without any category, its brand's in the
+ * name-suggestion-index ("Lidl" is a supermarket). Both look-ups are loaded on first use
+ * (the brand index is 12 MB of JSON: an import whose places all have categories never
+ * loads it).
  */
 export class PlaceCategorizer {
   constructor(private readonly vocabulary: () => CategoryVocabulary) {}
 
   tagsOf(place: CategorySources): string[] {
     if (place.tags && place.tags.length > 0) return [...place.tags];
-    if (place.categories.length > 0) {
-      const fromLabels = this.vocabulary().tagsOfLabels(place.categories);
-      if (fromLabels.length > 0) return fromLabels;
-    }
+    if (place.categories.length > 0) return this.vocabulary().tagsOfLabels(place.categories);
     return BrandIndex.shared().tagsOf([place.brand, place.name], place);
   }
 }
