@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIn } from "@rapideditor/country-coder";
-import { isBusinessKey, isQualifierKey, tagTerm } from "./place-tags.js";
+import { isBusinessKey, isBusinessTerm, isQualifierKey, tagTerm } from "./place-tags.js";
 import { NSI_DATA, packageDir, phraseKey } from "./vocabulary-build.js";
 
 interface NsiItem {
@@ -45,7 +45,7 @@ export class BrandIndex {
         const terms = Object.entries(tags)
           .filter(([key, value]) => (isBusinessKey(key) || isQualifierKey(key)) && value !== "yes")
           .flatMap(([key, value]) => value.split(";").map((v) => tagTerm(key, v)));
-        if (!terms.some((t) => isBusinessKey(t.slice(0, t.indexOf("="))))) continue;
+        if (!terms.some(isBusinessTerm)) continue;
         const brand: Brand = { terms, include: codes(item.locationSet?.include), exclude: codes(item.locationSet?.exclude) };
         const names = new Set([item.displayName, tags.name, tags.brand, ...(item.matchNames ?? [])].filter((n): n is string => !!n).map(phraseKey));
         for (const name of names) {
@@ -77,7 +77,7 @@ export class BrandIndex {
         (b) => (b.include.length === 0 || b.include.some((c) => isIn(location, c))) && !b.exclude.some((c) => isIn(location, c)),
       );
       if (brands.length === 0) continue;
-      const main = (b: Brand) => b.terms.filter((t) => isBusinessKey(t.slice(0, t.indexOf("=")))).sort().join(" ");
+      const main = (b: Brand) => b.terms.filter(isBusinessTerm).sort().join(" ");
       if (brands.some((b) => main(b) !== main(brands[0]!))) return [];
       return brands[0]!.terms;
     }
