@@ -21,9 +21,9 @@ import type { Db } from "./db.js";
  * `place_terms`; the importer calls it once an import ends (rebuilding per batch would
  * rewrite a dense cell once per batch that touches it).
  *
- * Two ways to read: `scan`, one seek per cell (small circles), and `scanRanges`, per word
- * and range of consecutive cells through the (term, cell) index (large circles, whose
- * cells are mostly empty).
+ * Two ways to read: `scan`, one seek per cell and term range (small circles), and
+ * `scanRanges`, per word and range of consecutive cells through the (term, cell) index
+ * (large circles, whose cells are mostly empty).
  */
 
 export const POSTING_STRIDE = 5;
@@ -59,18 +59,23 @@ export function decodePostings(blob: Uint8Array): Float64Array {
   return out;
 }
 
-/** One scan result: a cell's postings for one word, and whether that word is one of the scan's exact words. */
+/** One scan result: a cell's postings for one word (or tag term). */
 export interface PostingChunk {
-  exact: boolean;
+  term: string;
   values: Float64Array;
 }
 
-const MAX_EXACT_WORDS = 4;
+/** A range of terms `[from, to)`: a word prefix `[p, p + U+10FFFF)` or one term `[t, t + U+0001)`. */
+export type TermRange = readonly [from: string, to: string];
 
-/** The four `term IN (?, ?, ?, ?)` parameters: the exact words, the first repeated into unused places. */
-function exactParameters(exactWords: readonly string[]): string[] {
-  if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
-  return Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
+/** The terms starting with `prefix`. */
+export function prefixRange(prefix: string): TermRange {
+  return [prefix, prefix + "\u{10FFFF}"];
+}
+
+/** Exactly this term (no term of the index holds a U+0000). */
+export function exactRange(term: string): TermRange {
+  return [term, term + "\u0001"];
 }
 
 /** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
@@ -92,16 +97,18 @@ export class PlacePostingsRepo {
   private readonly staleStatement;
 
   constructor(private readonly db: Db) {
+    // Every term range of a search in one statement: per range and cell, one B-tree range
+    // (CROSS JOIN keeps the ranges outside, so each seek has its cell and its terms).
     this.scanStatement = db
       .prepare(
-        `SELECT term IN (?, ?, ?, ?), postings FROM place_postings
-          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`,
+        `SELECT p.term, p.postings FROM json_each(?) r CROSS JOIN place_postings p
+          WHERE p.cell IN (SELECT value FROM json_each(?)) AND p.term >= r.value ->> 0 AND p.term < r.value ->> 1`,
       )
       .raw(true);
-    // The same, driven by (word, first cell, last cell) triples through the (term, cell) index.
+    // Driven by (word, first cell, last cell) triples through the (term, cell) index.
     this.rangeScanStatement = db
       .prepare(
-        `SELECT p.term IN (?, ?, ?, ?), p.postings FROM json_each(?) j
+        `SELECT p.term, p.postings FROM json_each(?) j
            JOIN place_postings p ON p.term = j.value ->> 0 AND p.cell BETWEEN j.value ->> 1 AND j.value ->> 2`,
       )
       .raw(true);
@@ -123,19 +130,15 @@ export class PlacePostingsRepo {
     return new Set(this.staleStatement.all(cellsJson) as number[]);
   }
 
-  /**
-   * The postings of every word starting with `prefix` in these (fresh) cells: one B-tree
-   * range per cell, one row per word. `exactWords` (at most four) mark the chunks whose
-   * word is the keyword itself or one of its stems.
-   */
-  scan(cellsJson: string, prefix: string, exactWords: readonly string[]): PostingChunk[] {
-    const rows = this.scanStatement.all(...exactParameters(exactWords), cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[number, Buffer]>;
-    return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+  /** The postings of every term in these ranges in these (fresh) cells: one statement, one row per cell and term. */
+  scan(cellsJson: string, ranges: readonly TermRange[]): PostingChunk[] {
+    const rows = this.scanStatement.all(JSON.stringify(ranges), cellsJson) as Array<[string, Buffer]>;
+    return rows.map(([term, blob]) => ({ term, values: decodePostings(blob) }));
   }
 
-  /** The distinct words starting with `prefix` that have postings anywhere. */
-  termsWithPrefix(prefix: string): string[] {
-    return this.termsStatement.all({ from: prefix, to: prefix + "\u{10FFFF}" }) as string[];
+  /** The distinct terms of a range that have postings anywhere. */
+  termsIn([from, to]: TermRange): string[] {
+    return this.termsStatement.all({ from, to }) as string[];
   }
 
   /**
@@ -143,11 +146,11 @@ export class PlacePostingsRepo {
    * range per word and range, then one lookup per non-empty cell. For circles whose cells
    * are mostly empty, far fewer seeks than `scan`'s one per cell.
    */
-  scanRanges(terms: readonly string[], ranges: ReadonlyArray<readonly [number, number]>, exactWords: readonly string[]): PostingChunk[] {
+  scanRanges(terms: readonly string[], ranges: ReadonlyArray<readonly [number, number]>): PostingChunk[] {
     const triples: Array<[string, number, number]> = [];
     for (const term of terms) for (const [first, last] of ranges) triples.push([term, first, last]);
-    const rows = this.rangeScanStatement.all(...exactParameters(exactWords), JSON.stringify(triples)) as Array<[number, Buffer]>;
-    return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+    const rows = this.rangeScanStatement.all(JSON.stringify(triples)) as Array<[string, Buffer]>;
+    return rows.map(([term, blob]) => ({ term, values: decodePostings(blob) }));
   }
 
   /**

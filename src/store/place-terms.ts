@@ -1,5 +1,6 @@
 import { SEARCH_FIELDS, searchTokens } from "../core/search-tokens.js";
 import type { Db } from "./db.js";
+import type { PostingChunk, TermRange } from "./place-postings.js";
 
 /**
  * The spatially clustered term index of the lead search (migration 011): one row per
@@ -146,46 +147,45 @@ export function registerPlaceTermsFunction(db: Db): void {
   });
 }
 
-/**
- * One row of a term scan: [place, lat, lng, fields × 2 + exact, flags], where exact is 1
- * when the word is one of the scan's `exactWords` (folded in: one value fewer per row).
- */
-export type TermHit = [number, number, number, number, number];
-
-const MAX_EXACT_WORDS = 4;
-
-/** Read side of the term index. */
+/** Read side of the term index: the rows of stale cells, which the packed postings do not hold yet. */
 export class PlaceTermsRepo {
   private readonly scanStatement;
 
   constructor(db: Db) {
-    // One seek per cell (the IN list drives the primary key's first column), then a
-    // range over the words that start with the prefix. Numbers only: turning rows into
-    // JavaScript values is most of the cost (the word itself is compared here instead).
+    // One seek per term range and cell (the ranges outside, as in `PlacePostingsRepo.scan`).
     // The last condition drops rows of the cells' overhang that are surely outside the
     // circle (see `outsideBound`) before they cost a conversion.
     this.scanStatement = db
       .prepare(
-        `SELECT place, lat, lng, tf * 2 + (term IN (?, ?, ?, ?)), words FROM place_terms
-          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?
-            AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
-              * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
-              + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
-              * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6) <= @h`,
+        `SELECT t.term, t.place, t.lat, t.lng, t.tf, t.words FROM json_each(?) r CROSS JOIN place_terms t
+          WHERE t.cell IN (SELECT value FROM json_each(?)) AND t.term >= r.value ->> 0 AND t.term < r.value ->> 1
+            AND ((t.lat - @lat) * @k - (t.lat - @lat) * @k * (t.lat - @lat) * @k * (t.lat - @lat) * @k / 6)
+              * ((t.lat - @lat) * @k - (t.lat - @lat) * @k * (t.lat - @lat) * @k * (t.lat - @lat) * @k / 6)
+              + @cc * ((t.lng - @lng) * @k - (t.lng - @lng) * @k * (t.lng - @lng) * @k * (t.lng - @lng) * @k / 6)
+              * ((t.lng - @lng) * @k - (t.lng - @lng) * @k * (t.lng - @lng) * @k * (t.lng - @lng) * @k / 6) <= @h
+          ORDER BY t.term`,
       )
       .raw(true);
   }
 
   /**
-   * Every (place, word) in these cells whose word starts with `prefix` and that may lie
-   * within `radiusKm` of the centre; `exact` says whether the word is one of
-   * `exactWords` (the keyword and its prefixes, at most four). `all()` rather than
-   * `iterate()`: one call into SQLite instead of one per row.
+   * The rows of these (stale) cells whose term is in one of the ranges and whose place may
+   * lie within `radiusKm` of the centre, as postings: one chunk per term, the records of
+   * `PlacePostingsRepo` ([place, lat, lng, fields, flags]).
    */
-  scan(cells: readonly number[], prefix: string, exactWords: readonly string[], center: { lat: number; lng: number }, radiusKm: number): TermHit[] {
-    if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
-    const exact = Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
-    return this.scanStatement.all(...exact, JSON.stringify(cells), prefix, prefix + "\u{10FFFF}", outsideBound(center, radiusKm)) as TermHit[];
+  scan(cells: readonly number[], ranges: readonly TermRange[], center: { lat: number; lng: number }, radiusKm: number): PostingChunk[] {
+    const rows = this.scanStatement.all(JSON.stringify(ranges), JSON.stringify(cells), outsideBound(center, radiusKm)) as Array<[string, number, number, number, number, number]>;
+    const chunks: PostingChunk[] = [];
+    for (let start = 0; start < rows.length; ) {
+      const term = rows[start]![0];
+      let end = start;
+      while (end < rows.length && rows[end]![0] === term) end++;
+      const values = new Float64Array((end - start) * 5);
+      for (let i = start, o = 0; i < end; i++) for (let k = 1; k <= 5; k++) values[o++] = rows[i]![k] as number;
+      chunks.push({ term, values });
+      start = end;
+    }
+    return chunks;
   }
 }
 

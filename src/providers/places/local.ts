@@ -3,12 +3,12 @@ import { toLead } from "../../core/lead-bounds.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
-import { cellsOfCircle, PlaceTermsRepo, TAG_TERM_PREFIX, type TermHit } from "../../store/place-terms.js";
-import { cellRanges, PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
+import { cellsOfCircle, PlaceTermsRepo, TAG_TERM_PREFIX } from "../../store/place-terms.js";
+import { cellRanges, exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
 import { parseKeywords, type QuerySlot } from "./keywords.js";
 import { PAGE_SIZE, type LeadSort, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
-import { identityOf, sameBusiness } from "./same-business.js";
+import { businessNameKey, sameBusiness } from "./same-business.js";
 import { textMatcher } from "./slot-match.js";
 import { TermMatches, type Ranked } from "./term-matches.js";
 
@@ -149,22 +149,31 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       const slot = slots[s]!;
       const admit = s === 0;
       const alternativeBits = slot.alternatives.reduce((all, mask) => all | mask, 0);
-      for (let bit = 0; bit < slot.tagTerms.length; bit++) {
-        if (!(alternativeBits & (1 << bit))) continue;
-        const chunks = reader.exact(TAG_TERM_PREFIX + slot.tagTerms[bit]!);
-        if (admit) matches.reserve(countPostings(chunks));
-        for (const chunk of chunks) matches.addTags(chunk.values, s, bit, admit);
-      }
-      for (const { prefix, strong } of slot.prefixes) {
-        const chunks = reader.prefixed(prefix, slot.exactWords);
-        if (admit) matches.reserve(countPostings(chunks));
-        for (const chunk of chunks) matches.addWords(chunk.values, s, chunk.exact, strong, admit);
-      }
-      if (slot.hostMask & ~alternativeBits && matches.nameHits(s) > 0) {
-        for (let bit = 0; bit < slot.tagTerms.length; bit++) {
-          if (!(slot.hostMask & (1 << bit)) || alternativeBits & (1 << bit)) continue;
-          for (const chunk of reader.exact(TAG_TERM_PREFIX + slot.tagTerms[bit]!)) matches.addTags(chunk.values, s, bit, false);
+      const tagBit = new Map(slot.tagTerms.map((term, bit) => [TAG_TERM_PREFIX + term, bit]));
+      // The meanings' tag terms and the word prefixes, in one read.
+      const ranges: TermRange[] = [];
+      slot.tagTerms.forEach((term, bit) => {
+        if (alternativeBits & (1 << bit)) ranges.push(exactRange(TAG_TERM_PREFIX + term));
+      });
+      for (const { prefix } of slot.prefixes) ranges.push(prefixRange(prefix));
+      const chunks = reader.read(ranges);
+      if (admit) matches.reserve(countPostings(chunks));
+      for (const chunk of chunks) {
+        const bit = tagBit.get(chunk.term);
+        if (bit !== undefined) {
+          matches.addTags(chunk.values, s, bit, admit);
+          continue;
         }
+        const prefix = slot.prefixes.find((p) => chunk.term.startsWith(p.prefix));
+        if (prefix) matches.addWords(chunk.values, s, slot.exactWords.includes(chunk.term), prefix.strong, admit);
+      }
+      // The other kinds of place a name may say it is ("Pizzeria Roma", a restaurant, for pizza): only after a name hit.
+      const hostRanges: TermRange[] = [];
+      slot.tagTerms.forEach((term, bit) => {
+        if (slot.hostMask & (1 << bit) && !(alternativeBits & (1 << bit))) hostRanges.push(exactRange(TAG_TERM_PREFIX + term));
+      });
+      if (hostRanges.length > 0 && matches.nameHits(s) > 0) {
+        for (const chunk of reader.read(hostRanges)) matches.addTags(chunk.values, s, tagBit.get(chunk.term)!, false);
       }
     }
     for (const read of reader.reads) this.lastTermReads.add(read);
@@ -235,7 +244,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    */
   private pageOf(ranked: Ranked[], offset: number): { leads: Lead[]; consumed: number } {
     const kept: Lead[] = [];
-    const seen = new Map<string, ReturnType<typeof identityOf>[]>();
+    // Kept records by name: a record is compared (`sameBusiness`) only with those of its name.
+    const byName = new Map<string, PlaceRow[]>();
     let consumed = 0;
     const want = offset + PAGE_SIZE;
     while (kept.length < want && consumed < ranked.length) {
@@ -246,11 +256,12 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         const row = rows.get(c.id);
         const lead = row ? leadFromRow(row) : undefined;
         if (!row || !lead) continue;
-        const identity = identityOf(row);
-        const sameName = seen.get(identity.name) ?? [];
-        if (sameName.some((other) => sameBusiness(other, identity))) continue;
-        sameName.push(identity);
-        seen.set(identity.name, sameName);
+        const name = businessNameKey(row.name);
+        const sameName = byName.get(name);
+        if (sameName) {
+          if (sameName.some((other) => sameBusiness(other, row))) continue;
+          sameName.push(row);
+        } else if (name) byName.set(name, [row]);
         kept.push(lead);
         if (kept.length === want) break;
       }
@@ -262,7 +273,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 
 /**
  * Postings of a circle's cells: packed for fresh cells, from `place_terms` rows for stale
- * ones; cell by cell for small circles, by (word, cell range) for large ones.
+ * ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
+ * for large ones.
  */
 class PostingsReader {
   readonly reads = new Set<"cells" | "ranges">();
@@ -285,44 +297,43 @@ class PostingsReader {
     this.staleCells = [...stale];
   }
 
-  /** Postings of every word starting with `prefix`; `exactWords` (at most four) mark the chunks of the keyword itself. */
-  prefixed(prefix: string, exactWords: readonly string[]): PostingChunk[] {
+  /** Postings of every term in these ranges (word prefixes, exact tag terms). */
+  read(ranges: readonly TermRange[]): PostingChunk[] {
+    if (ranges.length === 0) return [];
+    const chunks: PostingChunk[] = [];
+    let byCell: TermRange[] = [...ranges];
     // Large circles are mostly empty cells: per word, ranges of consecutive cells through
-    // the (term, cell) index beat one seek per cell, unless the prefix has so many words
-    // that the ranges outnumber the cells.
-    let chunks: PostingChunk[] | undefined;
+    // the (term, cell) index beat one seek per cell, unless a range has so many words that
+    // the cell ranges outnumber the cells.
     if (this.fresh.length > TERM_FIRST_MIN_CELLS) {
       this.freshRanges ??= cellRanges(this.fresh);
-      const words = this.postings.termsWithPrefix(prefix);
-      if (words.length * this.freshRanges.length * TERM_FIRST_FACTOR < this.fresh.length) chunks = this.postings.scanRanges(words, this.freshRanges, exactWords);
+      byCell = [];
+      for (const range of ranges) {
+        const words = this.postings.termsIn(range);
+        if (words.length * this.freshRanges.length * TERM_FIRST_FACTOR < this.fresh.length) {
+          chunks.push(...this.postings.scanRanges(words, this.freshRanges));
+          this.reads.add("ranges");
+        } else byCell.push(range);
+      }
     }
-    this.reads.add(chunks ? "ranges" : "cells");
-    chunks ??= this.postings.scan(this.freshJson, prefix, exactWords);
-    if (this.staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(this.staleCells, prefix, exactWords, this.center, this.radiusKm)));
+    // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
+    // country that never uses it) costs one seek to rule out instead of one per cell.
+    byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
+    if (byCell.length > 0) {
+      chunks.push(...this.postings.scan(this.freshJson, byCell));
+      this.reads.add("cells");
+    }
+    if (this.staleCells.length > 0) chunks.push(...this.terms.scan(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
+}
 
-  /** Postings of exactly this term (a category tag term). */
-  exact(term: string): PostingChunk[] {
-    return this.prefixed(term, [term]).filter((chunk) => chunk.exact);
-  }
+function isSingleTerm([from, to]: TermRange): boolean {
+  return to === exactRange(from)[1];
 }
 
 function countPostings(chunks: readonly PostingChunk[]): number {
   return chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0);
-}
-
-/** Rows of a stale cell's term scan as postings: fields × 2 + exact unfolded into two chunks. */
-function chunksOfHits(hits: readonly TermHit[]): PostingChunk[] {
-  const exact: number[] = [];
-  const other: number[] = [];
-  for (const [place, lat, lng, fieldsExact, flags] of hits) {
-    (fieldsExact % 2 !== 0 ? exact : other).push(place, lat, lng, Math.floor(fieldsExact / 2), flags);
-  }
-  return [
-    { exact: true, values: Float64Array.from(exact) },
-    { exact: false, values: Float64Array.from(other) },
-  ];
 }
 
 /** The relevance order: relevance, then distance, then id (a total order: ids are unique). */

@@ -23,46 +23,40 @@ export interface BusinessRecord {
   lng: number;
 }
 
-interface Identity {
-  name: string;
-  address: string | null;
-  phone: string | null;
-  host: string | null;
-  lat: number;
-  lng: number;
-}
-
 const words = (text: string | null | undefined) => searchTokens(text).join(" ");
 
-function hostOf(website: string | null): string | null {
-  if (!website) return null;
-  try {
-    return new URL(website).hostname.toLowerCase().replace(/^www\./, "");
-  } catch {
-    return null;
-  }
+/** The folded words of a name, one space between: the key records of one business share. */
+export function businessNameKey(name: string): string {
+  return words(name);
 }
 
-export function identityOf(record: BusinessRecord): Identity {
-  const street = words(record.street).replace(/(?<=\S)\s?(str|strasse)$/, "strasse");
-  const number = words(record.housenumber);
-  const digits = record.phone?.replace(/\D/g, "").replace(/^00/, "") ?? "";
-  return {
-    name: words(record.name),
-    address: street && number ? `${street} ${number}` : null,
-    phone: digits.length >= 5 ? digits.slice(-9) : null,
-    host: hostOf(record.website),
-    lat: record.lat,
-    lng: record.lng,
-  };
+/** Street and number, folded ("Kaufingerstr. 9" = "Kaufingerstrasse 9"), or null when either is unknown. */
+function addressOf(record: BusinessRecord): string | null {
+  if (!record.street || !record.housenumber) return null;
+  return `${words(record.street).replace(/(?<=\S)\s?(str|strasse)$/, "strasse")} ${words(record.housenumber)}`;
+}
+
+/** The last nine digits (an international and a national form of one number agree). */
+function phoneOf(record: BusinessRecord): string | null {
+  const digits = record.phone?.replace(/\D/g, "") ?? "";
+  return digits.length >= 5 ? digits.slice(-9) : null;
+}
+
+/** A website's host without `www.` (stored websites are already valid http(s) URLs). */
+function hostOf(record: BusinessRecord): string | null {
+  const host = record.website ? /^https?:\/\/(?:[^@/?#]*@)?([^/:?#]+)/i.exec(record.website)?.[1] : undefined;
+  return host ? host.toLowerCase().replace(/^www\./, "") : null;
 }
 
 /** Both known and different. */
 const conflict = (a: string | null, b: string | null) => a !== null && b !== null && a !== b;
 
-export function sameBusiness(a: Identity, b: Identity): boolean {
-  if (a.name !== b.name || a.name === "") return false;
-  if (conflict(a.phone, b.phone) || conflict(a.host, b.host)) return false;
-  if (a.address !== null && a.address === b.address) return true;
-  return distanceKm(a, b) <= SAME_SPOT_KM && !conflict(a.address, b.address);
+/** Whether two records with the same `businessNameKey` are one business (each fact computed only when both have it). */
+export function sameBusiness(a: BusinessRecord, b: BusinessRecord): boolean {
+  if (a.phone && b.phone && conflict(phoneOf(a), phoneOf(b))) return false;
+  if (a.website && b.website && conflict(hostOf(a), hostOf(b))) return false;
+  const addressA = addressOf(a);
+  const addressB = addressA === null ? null : addressOf(b);
+  if (addressA !== null && addressB !== null) return addressA === addressB;
+  return distanceKm(a, b) <= SAME_SPOT_KM;
 }
