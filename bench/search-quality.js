@@ -224,11 +224,12 @@ try {
   const rows = [];
   const missLines = [];
   for (const [language, queries] of Object.entries(QUERIES)) {
-    const sum = { tp: 0, fp: 0, fn: 0, lenientFp: 0 };
+    // Recall counts businesses (truth groups) found; precision counts leads that are right.
+    const sum = { tp: 0, fp: 0, fn: 0, lenientFp: 0, businesses: 0, businessesFound: 0 };
     for (const [keywords, concept] of queries) {
       if (only && !only.has(keywords)) continue;
       const matches = CONCEPTS[concept];
-      const q = { tp: 0, fp: 0, fn: 0, lenientFp: 0, fps: [], fns: [], corrected: null };
+      const q = { tp: 0, fp: 0, fn: 0, lenientFp: 0, businesses: 0, businessesFound: 0, fps: [], fns: [], corrected: null };
       for (const area of AREAS) {
         const groups = businesses(area.truth.filter((f) => matches(f.tags)));
         const truth = new Map(groups.flatMap((g) => g.members.map((m) => [m.id, m])));
@@ -248,17 +249,21 @@ try {
           }
         }
         for (const group of groups) {
-          if (group.members.some((m) => found.has(m.id))) continue;
+          q.businesses++;
+          if (group.members.some((m) => found.has(m.id))) {
+            q.businessesFound++;
+            continue;
+          }
           const f = group.members[0];
           q.fn++;
           q.fns.push(`${area.label}: ${f.name} [${summary(f.tags)}] ${f.id}${group.members.length > 1 ? ` (+${group.members.length - 1} more)` : ""}`);
         }
       }
-      for (const k of ["tp", "fp", "fn", "lenientFp"]) sum[k] += q[k];
-      const recall = q.tp + q.fn ? q.tp / (q.tp + q.fn) : 1;
+      for (const k of Object.keys(sum)) sum[k] += q[k];
+      const recall = q.businesses ? q.businessesFound / q.businesses : 1;
       const precision = q.tp + q.fp ? q.tp / (q.tp + q.fp) : 1;
       const lenient = q.tp + q.lenientFp ? q.tp / (q.tp + q.lenientFp) : 1;
-      rows.push({ language, keywords, concept, truth: q.tp + q.fn, found: q.tp + q.fp, recall, precision, lenient, corrected: q.corrected });
+      rows.push({ language, keywords, concept, truth: q.businesses, found: q.tp + q.fp, recall, precision, lenient, corrected: q.corrected });
       if (q.fns.length || q.fps.length) {
         const n = Number(args.misses);
         missLines.push(`- ${language} "${keywords}" (${concept}): ${q.fn} missed, ${q.fp} wrong`);
@@ -268,10 +273,10 @@ try {
     }
     perLanguage.push({
       language,
-      recall: sum.tp / (sum.tp + sum.fn),
+      recall: sum.businessesFound / sum.businesses,
       precision: sum.tp / (sum.tp + sum.lenientFp),
       strict: sum.tp / (sum.tp + sum.fp),
-      truth: sum.tp + sum.fn,
+      truth: sum.businesses,
       found: sum.tp + sum.fp,
     });
   }
@@ -279,13 +284,13 @@ try {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   console.log(`\nLead search quality on ${AREAS.map((a) => `${a.label} (${a.radiusKm} km)`).join(", ")}`);
   console.log(`(extracts imported in ${importSeconds.toFixed(1)} s; truth from osmium export and the concept table in this file; load ${loadavg().map((l) => l.toFixed(1)).join(" ")})\n`);
-  console.log("| language | truth | found | recall | precision (name-lenient) | precision (tags only) |");
+  console.log("| language | businesses (truth) | leads found | recall | precision (name-lenient) | precision (tags only) |");
   console.log("|---|---|---|---|---|---|");
   for (const l of perLanguage) console.log(`| ${l.language} | ${l.truth} | ${l.found} | ${pct(l.recall)} | ${pct(l.precision)} | ${pct(l.strict)} |`);
   const local = perLanguage.filter((l) => l.language !== "English");
   const total = (key) => local.reduce((s, l) => s + l[key] * l.truth, 0) / local.reduce((s, l) => s + l.truth, 0);
   console.log(`\nlocal languages together: recall ${pct(total("recall"))}`);
-  console.log("\n| language | query | concept | truth | found | recall | precision | tags only |");
+  console.log("\n| language | query | concept | businesses | leads | recall | precision | tags only |");
   console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     const flag = r.recall < 0.9 || r.lenient < 0.9 ? " ⚠" : "";
