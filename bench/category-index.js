@@ -23,7 +23,7 @@ import { LocalPlaceProvider } from "../dist/providers/places/local.js";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
 import { PlacePostingsRepo } from "../dist/store/place-postings.js";
-import { CATEGORIES, insertSyntheticPlaces, queryCentres, summary } from "./synthetic-places.js";
+import { CATEGORIES, insertSyntheticPlaces, queryCentres, summary } from "./_synthetic-places.js";
 
 const { values: args } = parseArgs({ options: { places: { type: "string", default: "20000" }, queries: { type: "string", default: "200" } } });
 const PLACES = Number(args.places);

@@ -26,7 +26,7 @@ import { openDatabase } from "../dist/store/db.js";
 import { createApp } from "../dist/server/app.js";
 import { LocalPlaceProvider } from "../dist/providers/places/local.js";
 import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabulary.js";
-import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./synthetic-places.js";
+import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./_synthetic-places.js";
 import { distanceKm } from "../dist/core/geo.js";
 
 const { values: args } = parseArgs({
