@@ -17,6 +17,8 @@ export interface ApiApp {
   routes: readonly RouteSpec[];
   /** Answer new requests with 503 while in-flight ones finish (graceful shutdown). */
   startDraining(): void;
+  /** Tell in-flight work to finish now with what it has (the drain's cut-off, `server/drain.ts`). */
+  cutInFlight(): void;
 }
 
 export interface CreateAppOptions {
@@ -42,6 +44,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   const routes = options.routes ?? allRoutes;
   const cors = services.deps.config.corsOrigins;
   let draining = false;
+  const cutoff = new AbortController();
 
   const h3 = new H3({
     // Errors h3 raises itself (a malformed URL, say) get our body shape too.
@@ -93,6 +96,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
           query,
           params,
           signal: request.signal,
+          cutoff: cutoff.signal,
           wantsNdjson: spec.ndjson === true && wantsNdjson(request),
           log,
         };
@@ -136,6 +140,9 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
     fetch: async (request: Request) => h3.fetch(request),
     startDraining() {
       draining = true;
+    },
+    cutInFlight() {
+      cutoff.abort(new DOMException("the server is shutting down", "TimeoutError"));
     },
   };
 }

@@ -36,6 +36,8 @@ export interface ServerConfig {
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
+  /** How long `serve` lets in-flight requests finish after SIGINT/SIGTERM, in milliseconds. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -116,5 +118,6 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
+    shutdownTimeoutMs: integer(env, "OUTREACH_SHUTDOWN_TIMEOUT_MS", 15_000, 100, 600_000),
   };
 }
