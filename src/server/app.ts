@@ -1,8 +1,9 @@
 import { getRouterParams, H3, type H3Event } from "h3";
-import { AppError, forbidden } from "../core/errors.js";
+import { AppError, forbidden, isAppError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validation.js";
 import type { Principal } from "../services/auth.js";
 import type { Services } from "../services/index.js";
+import { AuthThrottle } from "./auth-throttle.js";
 import { readJsonBody } from "./body.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
@@ -53,9 +54,22 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
     }),
   });
 
+  const config = services.deps.config;
+  const throttle = new AuthThrottle(config.authFailuresPerMinute, services.deps.clock, config.trustedProxies);
+
   function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
     if (spec.auth === "none") return undefined;
-    const principal = services.auth.authenticate(request.headers.get("authorization"));
+    const client = throttle.clientOf(request);
+    throttle.assertAllowed(client);
+    const header = request.headers.get("authorization");
+    let principal: Principal;
+    try {
+      principal = services.auth.authenticate(header);
+    } catch (err) {
+      // A request without credentials guesses nothing; a refused token counts.
+      if (header && isAppError(err) && err.code === "unauthorized") throttle.recordFailure(client);
+      throw err;
+    }
     if (spec.auth === "user" && principal.kind !== "pat") throw forbidden("this endpoint needs a personal access token, not a team API key");
     if (spec.auth === "team-key" && principal.kind !== "key") throw forbidden("this endpoint needs a team API key, not a personal access token");
     return principal;
