@@ -109,9 +109,12 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
  * response while the server is stopping.
  */
 function keepBodylessConnectionsShort(req: IncomingMessage, res: ServerResponse, stopping: () => boolean): void {
+  // A request without a body is complete once its headers are in (Node sets `complete`
+  // only after the handler has started, so that flag alone would close every GET's connection).
+  const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
-    if (stopping() || !req.complete) this.shouldKeepAlive = false;
+    if (stopping() || (hasBody && !req.complete)) this.shouldKeepAlive = false;
     return writeHead.apply(this, args);
   } as ServerResponse["writeHead"];
 }
