@@ -10,6 +10,7 @@ import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.
 import { buildOpenApiDocument } from "./openapi.js";
 import { patternToRegExp, type RouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
+import { WriteTurns } from "./write-turns.js";
 
 export interface ApiApp {
   /** A fetch handler: used in-process by the CLI's local transport and by `serve`. */
@@ -55,6 +56,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   });
 
   const config = services.deps.config;
+  const writeTurns = new WriteTurns();
   const throttle = new AuthThrottle(config.authFailuresPerMinute, services.deps.clock, config.trustedProxies);
 
   function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
@@ -101,6 +103,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         const params = getRouterParams(event, { decode: true }) as Record<string, string>;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
+        if (spec.method !== "GET") await writeTurns.next();
         const ctx: RouteContext<unknown, unknown> = {
           event,
           request,

@@ -26,6 +26,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       const log = (line: string) => ctx.io.stderr.write(line + "\n");
       const app = createApp(instance.services, { log });
       const server = await startServer(app, { host: options.host, port, log });
+      const checkpoints = instance.startBackgroundCheckpoints(log);
       if (instance.services.identity.users.count() === 0) {
         ctx.warn(`${dataDir} has no users yet: run \`outreach init --data-dir ${dataDir}\` to create one.`);
       }
@@ -50,6 +51,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       });
       await drain(app, server, { timeoutMs, log });
       // Last: nothing that can still answer a client runs on a closed database.
+      await checkpoints.stop();
       instance.close();
       ctx.info("stopped");
     });
