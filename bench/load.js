@@ -14,7 +14,7 @@
 // columns of one run, not runs on differently loaded machines.
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -122,6 +122,12 @@ function importer(url, token) {
   });
 }
 
+/** CPU time (user + system) the server process has used so far, in ms (Linux: /proc). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 async function writtenContacts(url, token) {
   const res = await fetch(`${url}/api/v1/contacts?limit=1`, { headers: { authorization: `Bearer ${token}` } });
   return (await res.json()).total;
@@ -155,23 +161,29 @@ try {
     "list alone": () => list(url, readerToken),
     "list + 4 writers": () => Promise.all([list(url, readerToken), writers(url, writerToken)]),
     "list + bulk import": () => Promise.all([list(url, readerToken), importer(url, writerToken)]),
+    // No reads: what a write costs the server, in CPU (robust to a busy machine, unlike latencies).
+    "4 writers alone": () => Promise.all([null, writers(url, writerToken)]),
+    "bulk import alone": () => Promise.all([null, importer(url, writerToken)]),
   };
   // --only "list alone,list + 4 writers": a subset (profiling one phase).
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1].split(",") : null;
   if (only) for (const name of Object.keys(phases)) if (!only.includes(name)) delete phases[name];
   const results = Object.fromEntries(Object.keys(phases).map((k) => [k, []]));
   const writes = { adds: [], imported: [] };
+  const cpuPerContact = { "4 writers alone": [], "bulk import alone": [] };
   await healthz(url); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, phase] of Object.entries(phases)) {
       const contactsBefore = await writtenContacts(url, writerToken);
+      const cpuBefore = cpuMs(child.pid);
       const [reads, written] = [await phase()].flat();
-      const contactsWritten = (await writtenContacts(url, writerToken)) - contactsBefore;
       await settle(url, writerToken);
+      const contactsWritten = (await writtenContacts(url, writerToken)) - contactsBefore;
+      if (name.endsWith("alone") && contactsWritten > 0) cpuPerContact[name].push((cpuMs(child.pid) - cpuBefore) / contactsWritten);
       for (const result of [reads, written].filter(Boolean)) {
         if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       }
-      results[name].push(reads);
+      if (reads) results[name].push(reads);
       // Contacts the writers' workspace gained (an import still running when the phase ends counts what it wrote).
       if (name.endsWith("+ 4 writers")) writes.adds.push(contactsWritten / SECONDS);
       if (name === "list + bulk import") writes.imported.push(contactsWritten / SECONDS);
@@ -191,6 +203,9 @@ try {
   }
   if (writes.adds.length) console.log(`writers added ${median(writes.adds).toFixed(0)} contacts/s`);
   if (writes.imported.length) console.log(`the import wrote ${median(writes.imported).toFixed(0)} contacts/s (batches of ${IMPORT_BATCH})`);
+  for (const [name, values] of Object.entries(cpuPerContact)) {
+    if (values.length) console.log(`server CPU per contact written, ${name}: ${median(values).toFixed(2)} ms (main thread and checkpoint thread)`);
+  }
   console.log(`ratio healthz req/s, with writers / alone: ${ratio("healthz + 4 writers", "healthz alone", (r) => r.requests.average).toFixed(2)}`);
   console.log(`ratio list p99, with writers / alone:      ${ratio("list + 4 writers", "list alone", (r) => r.latency.p99).toFixed(2)}  (target ≤ 2)`);
   console.log(`ratio list p99, with bulk import / alone:  ${ratio("list + bulk import", "list alone", (r) => r.latency.p99).toFixed(2)}  (target ≤ 2)`);
