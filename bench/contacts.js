@@ -92,7 +92,7 @@ try {
   const t0 = performance.now();
   for (let i = reuse ? N : 0; i < N; i += 500) {
     const batch = emails.slice(i, i + 500).map((email, j) => ({ email, name: `Contact ${i + j}`, phone: `+423 ${100000 + i + j}`, tags: [pick(["lead", "customer", "partner"])] }));
-    const result = services.contacts.addMany(teamId, batch);
+    const result = await services.contacts.addMany(teamId, batch);
     if (result.created !== batch.length) throw new Error(`batch at ${i}: ${JSON.stringify(result.results.find((r) => r.status !== "created"))}`);
   }
   const insertS = (performance.now() - t0) / 1000;
@@ -150,7 +150,7 @@ try {
   for (const row of importRows) services.contacts.add(perRowTeam, row);
   const perRowMs = performance.now() - t1;
   t1 = performance.now();
-  for (let i = 0; i < M; i += 500) services.contacts.addMany(batchTeam, importRows.slice(i, i + 500));
+  for (let i = 0; i < M; i += 500) await services.contacts.addMany(batchTeam, importRows.slice(i, i + 500));
   const batchMs = performance.now() - t1;
   console.log(`\nimport of ${M} rows: add() per row ${(perRowMs / 1000).toFixed(2)} s, addMany batches of 500 ${(batchMs / 1000).toFixed(2)} s (${(perRowMs / batchMs).toFixed(1)}x)`);
 

@@ -3,7 +3,7 @@ import { ErrorBody } from "../core/schemas/common.js";
 import type { RouteSpec } from "./route.js";
 
 const STATUS_TEXT: Record<number, string> = {
-  400: "Invalid request: the message names each bad field and why",
+  400: "Invalid request: the message names each bad field and why (also: body not UTF-8 or not JSON, a key given twice, nesting deeper than 32 levels)",
   401: "Missing, malformed, unknown, expired or revoked token, or no active workspace",
   403: "The role or plan forbids it, or a quota or limit is reached",
   404: "Unknown id, or an id of another workspace",
@@ -11,7 +11,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflict with the current state",
   413: "Body larger than 1 MiB",
   415: "Body is not JSON",
-  429: "Rate limit exceeded (see Retry-After)",
+  429: "Rate limit exceeded, or too many failed authentications from this address (see Retry-After)",
   500: "Provider failure or unexpected error",
   503: "The server is shutting down",
 };

@@ -22,6 +22,11 @@ export interface RouteContext<B, Q> {
   params: Record<string, string>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /**
+   * Aborts when the server, shutting down, wants in-flight work to end now with what it
+   * has: unlike `signal`, the client is still there and gets a proper answer.
+   */
+  cutoff: AbortSignal;
   /** The client asked for NDJSON (`Accept: application/x-ndjson`). */
   wantsNdjson: boolean;
   /** The app's logger (stderr under `serve`; injected by tests and the CLI). */

@@ -36,6 +36,12 @@ export interface ServerConfig {
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
+  /** How long `serve` lets in-flight requests finish after SIGINT/SIGTERM, in milliseconds. */
+  shutdownTimeoutMs: number;
+  /** Failed authentications per minute per client address (bursts up to as many); 0 turns the limit off. */
+  authFailuresPerMinute: number;
+  /** CIDRs of reverse proxies whose `X-Forwarded-For` names the client address. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {
@@ -116,5 +122,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
+    shutdownTimeoutMs: integer(env, "OUTREACH_SHUTDOWN_TIMEOUT_MS", 15_000, 100, 600_000),
+    authFailuresPerMinute: integer(env, "OUTREACH_AUTH_FAILURES_PER_MINUTE", 20, 0, 100_000),
+    trustedProxies: list(env.OUTREACH_TRUSTED_PROXIES).map((v) => cidr(v, "OUTREACH_TRUSTED_PROXIES")),
   };
 }

@@ -20,6 +20,8 @@ export interface EnrichOptions {
   signal?: AbortSignal;
   /** Called with a snapshot of all leads each time one finishes. */
   onProgress?: (snapshot: Lead[]) => void;
+  /** Ends the run as if its budget ran out now (the server is shutting down). */
+  cutoff?: AbortSignal;
 }
 
 interface RunOptions extends EnrichOptions {
@@ -127,6 +129,7 @@ export class EnrichmentService implements LeadEnricher {
     const { leads: out } = await this.run(leads, {
       signal: options.signal,
       onProgress: options.onProgress,
+      cutoff: options.cutoff,
       budgetMs: this.config.enrichRetryBudgetMs,
       ignoreFailures: true,
     });
@@ -147,6 +150,9 @@ export class EnrichmentService implements LeadEnricher {
     const onAbort = () => stop.abort(options.signal?.reason);
     if (options.signal?.aborted) stop.abort(options.signal.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
+    const onCutoff = () => stop.abort(options.cutoff?.reason);
+    if (options.cutoff?.aborted) onCutoff();
+    options.cutoff?.addEventListener("abort", onCutoff, { once: true });
     const inFlight = new Map<string, Promise<SiteFacts | null | undefined>>();
     const report = (i: number, lead: Lead) => {
       out[i] = lead;
@@ -172,6 +178,7 @@ export class EnrichmentService implements LeadEnricher {
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
+      options.cutoff?.removeEventListener("abort", onCutoff);
     }
     return { leads: out, finished };
   }

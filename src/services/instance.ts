@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../core/clock.js";
 import { loadKeyring } from "../core/crypto.js";
+import { startCheckpointer, type Checkpointer } from "../store/checkpointer.js";
 import { DATABASE_FILE_NAME, openDatabase } from "../store/db.js";
 import { loadServerConfig, type ServerConfig } from "./config.js";
 import { createServices, type Services } from "./index.js";
@@ -22,6 +23,11 @@ export function databasePath(dataDir: string): string {
 export interface Instance {
   dataDir: string;
   services: Services;
+  /**
+   * Checkpoint the WAL from a background thread instead of inside writes (a long-running
+   * server: `store/checkpointer.ts`). Stopped by `close()` at the latest.
+   */
+  startBackgroundCheckpoints(log: (line: string) => void): Checkpointer;
   close(): void;
 }
 
@@ -42,12 +48,18 @@ export function openInstance(options: OpenInstanceOptions): Instance {
     const keyring = loadKeyring(options.dataDir, env, clock.now());
     const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir });
     let closed = false;
+    let checkpointer: Checkpointer | undefined;
     return {
       dataDir: options.dataDir,
       services,
+      startBackgroundCheckpoints(log) {
+        checkpointer ??= startCheckpointer(db, databasePath(options.dataDir), log);
+        return checkpointer;
+      },
       close() {
         if (closed) return;
         closed = true;
+        void checkpointer?.stop();
         db.close();
       },
     };

@@ -17,7 +17,8 @@ export interface LeadEnricher {
   enrichForSearch(
     teamId: string,
     leads: Lead[],
-    options: { signal: AbortSignal; onProgress?: (snapshot: Lead[]) => void },
+    /** `cutoff` ends enrichment as if its budget ran out (the server is shutting down). */
+    options: { signal: AbortSignal; cutoff?: AbortSignal; onProgress?: (snapshot: Lead[]) => void },
   ): Promise<EnrichmentRun>;
 }
 

@@ -37,8 +37,12 @@ export interface LeadSearchDeps {
  * page token, geocoding, contact limit, quota): what is left runs inside the response.
  */
 export interface AcceptedSearch {
-  /** The search's events; stops (without refund) when `signal` aborts. */
-  run(signal: AbortSignal): AsyncGenerator<SearchEvent>;
+  /**
+   * The search's events; stops (without refund) when `signal` aborts. When `cutoff`
+   * aborts, enrichment ends as if its budget ran out and the search completes with the
+   * leads still pending and a retry token.
+   */
+  run(signal: AbortSignal, cutoff?: AbortSignal): AsyncGenerator<SearchEvent>;
 }
 
 function isAbort(err: unknown, signal: AbortSignal): boolean {
@@ -115,7 +119,7 @@ export class LeadSearchService {
     const tokens = this.tokens;
     const log = this.log;
     return {
-      async *run(signal) {
+      async *run(signal, cutoff) {
         let page;
         try {
           page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, signal });
@@ -141,7 +145,7 @@ export class LeadSearchService {
         const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
         yield { type: "progress", data: { center, leads, nextPageToken } };
 
-        const enriched = yield* enrich(deps.enricher, teamId, leads, signal, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
         signal.throwIfAborted();
         yield {
           type: "complete",
@@ -166,7 +170,7 @@ async function* enrich(
   enricher: LeadEnricher,
   teamId: string,
   leads: SearchResult["leads"],
-  signal: AbortSignal,
+  { signal, cutoff }: { signal: AbortSignal; cutoff?: AbortSignal },
   snapshot: (leads: SearchResult["leads"]) => SearchEvent["data"] & { leads: SearchResult["leads"] },
   log: (line: string) => void,
 ): AsyncGenerator<SearchEvent, { leads: SearchResult["leads"]; retryToken: string | null }> {
@@ -178,6 +182,7 @@ async function* enrich(
   const work = enricher
     .enrichForSearch(teamId, leads, {
       signal,
+      cutoff,
       onProgress: (s) => {
         pending.push(s);
         wake?.();

@@ -34,9 +34,18 @@ export class RateLimiter {
     return this.limit > 0;
   }
 
+  /** Whether `take(key)` would be allowed now, without taking anything. */
+  peek(key: string): RateDecision {
+    return this.decide(key, this.clock.now().getTime(), false);
+  }
+
   take(key: string): RateDecision {
     const now = this.clock.now().getTime();
     if (++this.calls % 10_000 === 0) this.sweep(now);
+    return this.decide(key, now, true);
+  }
+
+  private decide(key: string, now: number, record: boolean): RateDecision {
     const tat = Math.max(this.tat.get(key) ?? now, now);
     const next = tat + this.intervalMs;
     if (next - now > this.burstMs) {
@@ -48,7 +57,7 @@ export class RateLimiter {
         retryAfterSeconds: Math.max(1, Math.ceil((next - now - this.burstMs) / 1000)),
       };
     }
-    this.tat.set(key, next);
+    if (record) this.tat.set(key, next);
     return {
       allowed: true,
       limit: this.limit,

@@ -10,6 +10,14 @@ import { LAST_USED_RESOLUTION_MS, type Principal } from "./auth.js";
 /** Usable (not revoked, not expired) keys per workspace: enough for every integration, bounded. */
 export const MAX_USABLE_KEYS_PER_TEAM = 50;
 
+/**
+ * A key rotated less than this long ago cannot be rotated again (409). Each rotation kills
+ * the key before it, so of two rotations that cross (two deploy scripts, a retried request)
+ * the first caller would hold a dead key without knowing; instead the second learns that
+ * the key was replaced a moment ago and gets no new one, so exactly one key is handed out.
+ */
+export const ROTATION_COOLDOWN_MS = 10_000;
+
 export const toTeamApiKey = (row: TeamApiKeyRow): TeamApiKey => ({
   id: row.id,
   name: row.name,
@@ -95,15 +103,25 @@ export class TeamApiKeyService {
   rotate(principal: Principal, id: string): IssuedKey {
     this.requireManager(principal, "rotate team API keys");
     const token = issueToken("key");
-    const now = this.clock.now().toISOString();
+    const clock = this.clock.now();
+    const now = clock.toISOString();
+    const notRotatedSince = new Date(clock.getTime() - ROTATION_COOLDOWN_MS).toISOString();
     const rotated = this.db
       .transaction(() => {
-        const row = this.repo.rotate(principal.teamId, id, token.hash, token.displayPrefix, now);
+        const row = this.repo.rotate(principal.teamId, id, token.hash, token.displayPrefix, now, notRotatedSince);
         if (row) return row;
         const existing = this.repo.byId(principal.teamId, id);
         if (!existing) throw notFound(`team API key ${id} not found`);
         if (existing.revoked_at) throw conflict(`team API key ${id} was revoked at ${existing.revoked_at} and cannot be rotated: create a new key`);
-        throw conflict(`team API key ${id} expired at ${existing.expires_at} and cannot be rotated: create a new key`);
+        if (existing.expires_at && existing.expires_at <= now) {
+          throw conflict(`team API key ${id} expired at ${existing.expires_at} and cannot be rotated: create a new key`);
+        }
+        const again = new Date(existing.rotated_at!).getTime() + ROTATION_COOLDOWN_MS;
+        throw conflict(
+          `team API key ${id} was rotated at ${existing.rotated_at}, less than ${ROTATION_COOLDOWN_MS / 1000} s ago (by a concurrent request?): ` +
+            `the key that rotation returned is the live one; rotate again from ${new Date(again).toISOString()} if you still need to`,
+          { headers: { "retry-after": String(Math.max(1, Math.ceil((again - clock.getTime()) / 1000))) } },
+        );
       })
       .immediate();
     return { apiKey: toTeamApiKey(rotated), key: token.raw };

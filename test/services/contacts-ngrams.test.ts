@@ -26,8 +26,8 @@ const EMAILS = [
   "ops@gmx.ch",
 ];
 
-function addAll(contacts: ContactService, teamId: string, emails = EMAILS): void {
-  const result = contacts.addMany(
+async function addAll(contacts: ContactService, teamId: string, emails = EMAILS): Promise<void> {
+  const result = await contacts.addMany(
     teamId,
     emails.map((email, i) => ({ email, name: `N${i}`, status: i % 3 === 0 ? "unsubscribed" : "active", tags: [i % 2 ? "odd" : "even"] })),
   );
@@ -49,9 +49,9 @@ function expectSameAsScan(contacts: ContactService, teamId: string, q: Record<st
 const SEARCHES = ["inf", "info", "info@", "@gma", "gmail", "MEIER", "r1@g", ".li", "ct@in", "hopper@", "zzzz", "praxis1"];
 
 describe("contacts substring search on the 3/4/5-gram index", () => {
-  it("answers 3- to 5-character and longer searches exactly, paged newest first, with and without filters", () => {
+  it("answers 3- to 5-character and longer searches exactly, paged newest first, with and without filters", async () => {
     const t = createTestInstance();
-    addAll(t.services.contacts, t.teamId);
+    await addAll(t.services.contacts, t.teamId);
     let nonEmpty = 0;
     for (const search of SEARCHES) {
       if (expectSameAsScan(t.services.contacts, t.teamId, { search }) > 0) nonEmpty++;
@@ -62,9 +62,9 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     expect(t.services.contacts.list(t.teamId, query({ search: "info" })).total).toBe(19);
   });
 
-  it("decrypts only the page's rows for a 4-character search with many matches", () => {
+  it("decrypts only the page's rows for a 4-character search with many matches", async () => {
     const t = createTestInstance();
-    addAll(t.services.contacts, t.teamId);
+    await addAll(t.services.contacts, t.teamId);
     const decrypt = vi.spyOn(Keyring.prototype, "decrypt");
     const result = t.services.contacts.list(t.teamId, query({ search: "info", limit: 5 }));
     expect(result.total).toBe(19);
@@ -88,10 +88,10 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     expect(left.n).toBe(0);
   });
 
-  it("keeps a workspace's searches exact while some contacts lack their 4/5-grams, until the backfill completes", () => {
+  it("keeps a workspace's searches exact while some contacts lack their 4/5-grams, until the backfill completes", async () => {
     const t = createTestInstance();
     const c = t.services.contacts;
-    addAll(c, t.teamId);
+    await addAll(c, t.teamId);
     const db = t.services.deps.db;
     const keyring = t.services.keys.get();
     // Put half the contacts back in the state migration 012 leaves them: trigrams only, listed.
@@ -131,7 +131,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
   it("recomputes the 4/5-grams under the new key when the key rotates", async () => {
     const t = createTestInstance();
     const c = t.services.contacts;
-    addAll(c, t.teamId);
+    await addAll(c, t.teamId);
     const before = new Set((t.services.deps.db.prepare("SELECT hex(gram) FROM contact_email_ngrams").pluck().all() as string[]));
     addKeyToKeyFile(t.dataDir);
     t.services.keys.replace(loadKeyring(t.dataDir, {}));

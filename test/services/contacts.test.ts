@@ -77,7 +77,7 @@ describe("contact uniqueness and limits", () => {
     expect(bidx).toHaveLength(2);
   });
 
-  it("stops at the plan's contact limit and reports it through count and isAtLimit", () => {
+  it("stops at the plan's contact limit and reports it through count and isAtLimit", async () => {
     const t = createTestInstance({ plan: "free" });
     t.services.plans.set("free", { maxContacts: 2 });
     const c = t.services.contacts;
@@ -87,7 +87,7 @@ describe("contact uniqueness and limits", () => {
     expect(c.count(t.teamId)).toBe(2);
     expect(c.isAtLimit(t.teamId)).toBe(true);
     expect(() => c.add(t.teamId, { email: "3@x.example", name: "Three" })).toThrow(expect.objectContaining({ code: "contact_limit_reached", status: 403 }));
-    const batch = c.addMany(t.teamId, [{ email: "4@x.example", name: "Four" }]);
+    const batch = await c.addMany(t.teamId, [{ email: "4@x.example", name: "Four" }]);
     expect(batch.results[0]).toMatchObject({ status: "limit_reached" });
     expect(c.count(t.teamId)).toBe(2);
   });
@@ -191,10 +191,10 @@ describe("contact list", () => {
     expect(names({ tags: ["nobody"] })).toEqual([]);
   });
 
-  it("refuses a short search in a workspace too large to scan, and answers common trigrams from the index", () => {
+  it("refuses a short search in a workspace too large to scan, and answers common trigrams from the index", async () => {
     const t = createTestInstance();
     const items = Array.from({ length: 5001 }, (_, i) => ({ email: `u${i}@x.example`, name: "U" }));
-    for (let i = 0; i < items.length; i += 500) t.services.contacts.addMany(t.teamId, items.slice(i, i + 500));
+    for (let i = 0; i < items.length; i += 500) await t.services.contacts.addMany(t.teamId, items.slice(i, i + 500));
     expect(() => t.services.contacts.list(t.teamId, query({ search: "u1" }))).toThrow(/at least 3 characters/);
     expect(t.services.contacts.list(t.teamId, query({ search: "u12@" })).total).toBe(1);
     // A trigram every contact has: answered from the index, same pages as the unfiltered list.
@@ -211,7 +211,7 @@ describe("key rotation", () => {
     const t = createTestInstance();
     const c = t.services.contacts;
     const items = Array.from({ length: 120 }, (_, i) => ({ email: `person${i}@rot.example`, name: `Person ${i}`, phone: `+41 ${i}` }));
-    c.addMany(t.teamId, items);
+    await c.addMany(t.teamId, items);
     const oldKey = t.services.keys.get().currentId;
     const newKey = addKeyToKeyFile(t.dataDir);
     t.services.keys.replace(loadKeyring(t.dataDir, {}));
@@ -260,7 +260,7 @@ describe("key rotation from another process", () => {
   it("a running server follows the key file: new writes use the new key, and reads work after the old key is retired", async () => {
     const server = createTestInstance();
     const c = server.services.contacts;
-    c.addMany(server.teamId, Array.from({ length: 40 }, (_, i) => ({ email: `s${i}@x.example`, name: `S ${i}` })));
+    await c.addMany(server.teamId, Array.from({ length: 40 }, (_, i) => ({ email: `s${i}@x.example`, name: `S ${i}` })));
     // The admin command opens the same data directory in its own process.
     const admin = openInstance({ dataDir: server.dataDir, env: {}, clock: server.clock });
     try {

@@ -21,13 +21,13 @@ export const enrichmentRetryRoutes = [
     // The retry consumes no quota, but its errors report it like the search's do (2.5).
     errorBody: (services, principal) => ({ quota: services.quota.current(principal.teamId) }),
     errors: [404],
-    handler: async ({ services, principal, body, signal, wantsNdjson, log }) => {
+    handler: async ({ services, principal, body, signal, cutoff, wantsNdjson, log }) => {
       // Redeemed before any byte is sent: a bad token is an ordinary 404, never a stream line.
       const leads = services.enrichment.redeemRetryToken(principal.teamId!, body.token);
-      if (!wantsNdjson) return { leads: await services.enrichment.enrichRedeemed(leads, { signal }) };
+      if (!wantsNdjson) return { leads: await services.enrichment.enrichRedeemed(leads, { signal, cutoff }) };
       const lines = new LineQueue();
       services.enrichment
-        .enrichRedeemed(leads, { signal, onProgress: (snapshot) => lines.push({ type: "progress", data: { leads: snapshot } }) })
+        .enrichRedeemed(leads, { signal, cutoff, onProgress: (snapshot) => lines.push({ type: "progress", data: { leads: snapshot } }) })
         .then(
           (done) => lines.push({ type: "complete", data: { leads: done } }),
           (err: unknown) => lines.fail(err),

@@ -29,12 +29,12 @@ export const leadRoutes = [
     errorStyle: "coded",
     errorBody: quotaBody,
     errors: [400, 403, 429, 500],
-    handler: async ({ services, principal, body, signal, wantsNdjson, log }) => {
+    handler: async ({ services, principal, body, signal, cutoff, wantsNdjson, log }) => {
       const search = await services.leadSearch.accept(principal, body, signal);
       if (wantsNdjson) {
-        return ndjsonResponse(search.run(signal), { log, errorExtra: () => quotaBody(services, principal) });
+        return ndjsonResponse(search.run(signal, cutoff), { log, errorExtra: () => quotaBody(services, principal) });
       }
-      for await (const event of search.run(signal)) if (event.type === "complete") return event.data;
+      for await (const event of search.run(signal, cutoff)) if (event.type === "complete") return event.data;
       throw new Error("lead search ended without a result");
     },
   }),
