@@ -8,7 +8,7 @@ import zlib from "node:zlib";
 import { AddressPolicy, canonicalIp } from "./address-policy.js";
 import { decodeBody } from "./charset.js";
 import { KeyedSemaphore, Semaphore } from "./limiter.js";
-import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules } from "./robots.js";
+import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAnswer } from "./robots.js";
 
 /**
  * Fetching strangers' websites without letting them reach inside our network (SSRF),
@@ -42,6 +42,8 @@ export type FetchFailure =
   | "too_many_redirects"
   | "redirect_loop"
   | "network"
+  | "tls"
+  | "unreadable"
   | "aborted";
 
 export class FetchError extends Error {
@@ -87,7 +89,10 @@ export interface FetchedPage {
   url: string;
   status: number;
   contentType: string;
-  text: string;
+  /** The body's bytes (content-encoding undone), at most the size cap. */
+  body: Uint8Array;
+  /** The body as text (charset sniffed), decoded when first read. */
+  readonly text: string;
   /** The decoded body reached the size cap and was cut there. */
   truncated: boolean;
 }
@@ -127,7 +132,7 @@ export class SafeWebFetcher {
     this.total = new Semaphore(options.totalConnections ?? 8);
     this.token = productToken(options.userAgent);
     this.ca = options.ca;
-    this.robots = options.robots === false ? undefined : new RobotsCache((origin) => this.loadRobots(origin), options.now ?? Date.now);
+    this.robots = options.robots === false ? undefined : new RobotsCache((origin, signal) => this.loadRobots(origin, signal), options.now ?? Date.now);
   }
 
   /**
@@ -142,8 +147,12 @@ export class SafeWebFetcher {
     for (let hop = 0; ; hop++) {
       seen.add(current.href);
       if (this.robots) {
-        const rules = await raceAbort(this.robots.rulesFor(current.origin), signal);
-        if (!rules.isAllowed(this.token, current.pathname + current.search)) {
+        const answer = await this.robots.rulesFor(current.origin, signal).catch((err: unknown) => {
+          throw err instanceof FetchError ? err : abortError(signal);
+        });
+        if (!answer.rules.isAllowed(this.token, current.pathname + current.search)) {
+          // An unreachable robots.txt means the site is: report why (timeout, TLS…), not "robots".
+          if (answer.failure instanceof FetchError) throw new FetchError(answer.failure.reason, `robots.txt of ${current.host} could not be read: ${answer.failure.message}`);
           throw new FetchError("robots", `robots.txt of ${current.host} disallows ${current.pathname}`);
         }
       }
@@ -158,8 +167,18 @@ export class SafeWebFetcher {
       if (response.status < 200 || response.status > 299) {
         throw new FetchError("http_status", `${current.href} answered HTTP ${response.status}`, response.status);
       }
-      const { text } = decodeBody(response.body, response.contentType);
-      return { url: current.href, status: response.status, contentType: response.contentType, text, truncated: response.truncated };
+      const { body, contentType } = response;
+      let text: string | undefined;
+      return {
+        url: current.href,
+        status: response.status,
+        contentType,
+        body,
+        truncated: response.truncated,
+        get text() {
+          return (text ??= decodeBody(body, contentType).text);
+        },
+      };
     }
   }
 
@@ -303,7 +322,7 @@ export class SafeWebFetcher {
         socket.destroy();
         reject(err);
       };
-      request.once("error", (err: NodeJS.ErrnoException) => fail(err instanceof FetchError ? err : new FetchError("network", `${url.host}: ${err.code ?? err.message}`)));
+      request.once("error", (err: NodeJS.ErrnoException) => fail(err instanceof FetchError ? err : classifyRequestError(url, err)));
       request.once("response", (response) => {
         cleanup();
         resolve(response);
@@ -364,14 +383,19 @@ export class SafeWebFetcher {
     });
   }
 
-  /** RFC 9309 2.3.1: 2xx obey, 4xx allow all, 5xx or unreachable disallow all; ≥ 5 redirects followed. */
-  private async loadRobots(origin: string): Promise<RobotsRules> {
-    const signal = AbortSignal.timeout(this.timeouts.overall);
+  /**
+   * RFC 9309 2.3.1: 2xx obey, 4xx allow all, 5xx or unreachable disallow all; ≥ 5 redirects
+   * followed. An unreachable or failing robots.txt (timeout, network, 5xx) is "disallow all"
+   * for this attempt only and is not kept: a site that was slow during a search must be
+   * tried again by the retry, not refused for 24 hours from memory.
+   */
+  private async loadRobots(origin: string, callerSignal: AbortSignal): Promise<RobotsAnswer> {
+    const signal = combine(callerSignal, this.timeouts.overall);
     let current: URL;
     try {
       current = this.checkUrl(`${origin}/robots.txt`);
     } catch {
-      return RobotsRules.disallowAll();
+      return { rules: RobotsRules.disallowAll(), keep: true };
     }
     try {
       for (let hop = 0; hop <= this.maxRedirects; hop++) {
@@ -380,18 +404,29 @@ export class SafeWebFetcher {
           current = this.checkUrl(new URL(response.redirect, current).href);
           continue;
         }
-        if (response.status >= 200 && response.status < 300) return RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text);
-        if (response.status >= 400 && response.status < 500) return RobotsRules.allowAll();
-        return RobotsRules.disallowAll();
+        if (response.status >= 200 && response.status < 300) return { rules: RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
+        if (response.status >= 400 && response.status < 500) return { rules: RobotsRules.allowAll(), keep: true };
+        return { rules: RobotsRules.disallowAll(), keep: false };
       }
-      return RobotsRules.allowAll(); // RFC 9309: more than 5 redirects → treat as unavailable (4xx)
+      return { rules: RobotsRules.allowAll(), keep: true }; // RFC 9309: more than 5 redirects → treat as unavailable (4xx)
     } catch (err) {
-      if (err instanceof FetchError && err.reason === "too_large") return RobotsRules.allowAll();
+      if (err instanceof FetchError && err.reason === "too_large") return { rules: RobotsRules.allowAll(), keep: true };
       // A forbidden address is the page's failure too: say so rather than "robots".
       if (err instanceof FetchError && err.reason === "blocked") throw err;
-      return RobotsRules.disallowAll();
+      // The caller gave up: nothing was learnt about the site.
+      if (callerSignal.aborted) throw abortError(callerSignal);
+      return { rules: RobotsRules.disallowAll(), keep: false, failure: err instanceof FetchError ? err : undefined };
     }
   }
+}
+
+/** Certificate and handshake failures are told apart from other network errors: the user can act on them. */
+const TLS_CODES = /^(?:CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
+
+function classifyRequestError(url: URL, err: NodeJS.ErrnoException): FetchError {
+  const code = err.code ?? "";
+  if (TLS_CODES.test(code)) return new FetchError("tls", `${url.host}: TLS failed (${code}${err.message && !err.message.includes(code) ? `: ${err.message}` : ""})`);
+  return new FetchError("network", `${url.host}: ${code || err.message}`);
 }
 
 function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
@@ -416,22 +451,4 @@ function watchPhase(signal: AbortSignal, ms: number, timeoutError: () => FetchEr
 function abortError(signal: AbortSignal): FetchError {
   const reason = signal.reason as { name?: string } | undefined;
   return reason?.name === "TimeoutError" ? new FetchError("timeout", "the page took longer than the time allowed") : new FetchError("aborted", "the fetch was cancelled");
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
