@@ -36,6 +36,8 @@ export interface ServerConfig {
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
+  /** Drop found emails whose domain cannot receive mail (DNS through `dnsServers`; `OUTREACH_EMAIL_DNS_CHECK=0` turns it off). */
+  emailDnsCheck: boolean;
 }
 
 export class ConfigError extends Error {
@@ -57,6 +59,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   }
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "") return fallback;
+  if (["1", "true", "on", "yes"].includes(raw)) return true;
+  if (["0", "false", "off", "no"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 0 or 1 (got ${JSON.stringify(env[name])})`);
 }
 
 function cidr(value: string, name: string): string {
@@ -116,5 +126,6 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
+    emailDnsCheck: flag(env, "OUTREACH_EMAIL_DNS_CHECK", true),
   };
 }

@@ -48,6 +48,7 @@ export function openInstance(options: OpenInstanceOptions): Instance {
       close() {
         if (closed) return;
         closed = true;
+        services.enrichment.close();
         db.close();
       },
     };

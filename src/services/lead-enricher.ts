@@ -17,7 +17,7 @@ export interface LeadEnricher {
   enrichForSearch(
     teamId: string,
     leads: Lead[],
-    options: { signal: AbortSignal; onProgress?: (snapshot: Lead[]) => void },
+    options: { signal: AbortSignal; onProgress?: (snapshot: Lead[]) => void; /** Crawl again instead of answering from the cache. */ refresh?: boolean },
   ): Promise<EnrichmentRun>;
 }
 

@@ -79,14 +79,14 @@ export class LeadSearchService {
     if (input.pageToken) {
       const state = this.tokens.verify(input.pageToken, team.id, params);
       this.assertContactRoom(team.id);
-      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null);
+      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null, input.refresh === true);
     }
 
     const { center } = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
     this.assertContactRoom(team.id);
     // Rules 5–6: a new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
-    return this.accepted(team.id, params, center, null, reservation.id, reservation.id);
+    return this.accepted(team.id, params, center, null, reservation.id, reservation.id, input.refresh === true);
   }
 
   /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
@@ -110,6 +110,7 @@ export class LeadSearchService {
     cursor: string | null,
     searchId: string,
     reservationId: string | null,
+    refresh: boolean,
   ): AcceptedSearch {
     const deps = this.deps;
     const tokens = this.tokens;
@@ -141,7 +142,7 @@ export class LeadSearchService {
         const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
         yield { type: "progress", data: { center, leads, nextPageToken } };
 
-        const enriched = yield* enrich(deps.enricher, teamId, leads, signal, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        const enriched = yield* enrich(deps.enricher, teamId, leads, signal, refresh, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
         signal.throwIfAborted();
         yield {
           type: "complete",
@@ -167,6 +168,7 @@ async function* enrich(
   teamId: string,
   leads: SearchResult["leads"],
   signal: AbortSignal,
+  refresh: boolean,
   snapshot: (leads: SearchResult["leads"]) => SearchEvent["data"] & { leads: SearchResult["leads"] },
   log: (line: string) => void,
 ): AsyncGenerator<SearchEvent, { leads: SearchResult["leads"]; retryToken: string | null }> {
@@ -178,6 +180,7 @@ async function* enrich(
   const work = enricher
     .enrichForSearch(teamId, leads, {
       signal,
+      refresh,
       onProgress: (s) => {
         pending.push(s);
         wake?.();

@@ -12,7 +12,7 @@ async function setup() {
     // Slower than the search's enrichment budget, well within the retry's.
     "slow-dental.li": { "/": { body: '<a href="mailto:hallo@slow-dental.li">Mail</a>', delayMs: 3000 } },
   });
-  const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 1000 } });
+  const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 2000 } });
   t.services.enrichment.useResolver(fixtureLookup);
   insertPlaces(t.services.deps.db, [
     { placeId: "osm:node:1", name: "Fast Dental", ...offsetKm(VADUZ.lat, VADUZ.lng, 0.5, 0), categories: ["dentist"], website: sites.url("fast-dental.li") },

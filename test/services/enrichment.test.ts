@@ -7,7 +7,7 @@ import { placeLead } from "../helpers/leads.js";
 
 const SITES: FixtureMap = {
   "fast-bakery.de": { "/": '<meta name="description" content="Bread and cakes, baked fresh every day."><a href="mailto:info@fast-bakery.de">mail</a>' },
-  "slow-garage.de": { "/": { delayMs: 2500, body: '<a href="/kontakt">Kontakt</a>' }, "/kontakt": "<p>werkstatt@slow-garage.de</p>" },
+  "slow-garage.de": { "/": { delayMs: 4000, body: '<a href="/kontakt">Kontakt</a>' }, "/kontakt": "<p>werkstatt@slow-garage.de</p>" },
   "broken-shop.de": { "/": { status: 500, body: "oops" } },
 };
 
@@ -98,7 +98,7 @@ describe("EnrichmentService.enrichForSearch", () => {
 
   it("marks leads not finished within the budget as pending and issues a retry token that finds them", async () => {
     const sites = await startFixtureSites(SITES);
-    const t = instance({ enrichBudgetMs: 1000 });
+    const t = instance({ enrichBudgetMs: 2000 });
     const leads = [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("slow-garage.de"))];
     const run = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
     expect(run.leads[0]!.email).toBe("info@fast-bakery.de");

@@ -44,9 +44,11 @@ export class ExtractionPool implements PageExtractor {
     this.pageBudgetMs = options.pageBudgetMs ?? 3000;
     this.pool = new Piscina({
       filename: workerFile(),
-      minThreads: 0,
+      // One worker starts at once (its module loading overlaps the first fetches) and stays;
+      // idle workers are unref'd, so they never keep a process alive.
+      minThreads: 1,
       maxThreads: threads,
-      idleTimeout: 30_000,
+      idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256, maxYoungGenerationSizeMb: 32 },
     });
   }
@@ -85,7 +87,7 @@ export const inlineExtractor: PageExtractor = {
 
 let shared: ExtractionPool | undefined;
 
-/** One pool per process for callers that do not bring their own (idle workers exit after 30 s and do not keep the process alive). */
+/** One pool per process for callers that do not bring their own (idle workers do not keep the process alive). */
 export function sharedExtractionPool(): ExtractionPool {
   shared ??= new ExtractionPool();
   return shared;

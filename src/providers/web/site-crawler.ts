@@ -17,6 +17,8 @@ export interface SiteFacts {
   businessSources: BusinessSource[];
   /** Pages fetched (for figures and logs). */
   pagesFetched: number;
+  /** Addresses left out because their domain cannot receive mail (set by the enrichment service). */
+  emailsDropped?: Array<{ email: string; reason: string }>;
 }
 
 export interface CrawlOptions {
