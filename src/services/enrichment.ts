@@ -91,6 +91,7 @@ export class EnrichmentService implements LeadEnricher {
       policy: new AddressPolicy(this.config.fetchAllow),
       userAgent: this.config.userAgent,
       totalConnections: this.config.fetchConnections,
+      proxy: this.config.proxy,
       lookup,
     });
   }

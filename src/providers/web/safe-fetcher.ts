@@ -8,6 +8,7 @@ import zlib from "node:zlib";
 import { AddressPolicy, canonicalIp } from "./address-policy.js";
 import { decodeBody } from "./charset.js";
 import { KeyedSemaphore, Semaphore } from "./limiter.js";
+import { openTunnel, ProxyError, ProxyRoutes, type ProxySettings } from "./proxy.js";
 import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAnswer } from "./robots.js";
 
 /**
@@ -82,6 +83,8 @@ export interface SafeFetcherOptions {
   now?: () => number;
   /** Extra trusted CA certificates (PEM): tests with a self-signed fixture site. */
   ca?: string[];
+  /** The operator's outgoing proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy?: ProxySettings;
 }
 
 export interface FetchedPage {
@@ -115,6 +118,7 @@ export class SafeWebFetcher {
   private readonly robots: RobotsCache | undefined;
   private readonly token: string;
   private readonly ca: string[] | undefined;
+  private readonly proxies: ProxyRoutes;
 
   constructor(options: SafeFetcherOptions) {
     this.policy = options.policy;
@@ -132,6 +136,7 @@ export class SafeWebFetcher {
     this.total = new Semaphore(options.totalConnections ?? 8);
     this.token = productToken(options.userAgent);
     this.ca = options.ca;
+    this.proxies = new ProxyRoutes(options.proxy);
     this.robots = options.robots === false ? undefined : new RobotsCache((origin, signal) => this.loadRobots(origin, signal), options.now ?? Date.now);
   }
 
@@ -230,6 +235,8 @@ export class SafeWebFetcher {
   private connect(url: URL, signal: AbortSignal): Promise<Duplex> {
     const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
     const host = url.hostname.replace(/^\[|\]$/g, "");
+    const proxy = this.proxies.proxyFor(url);
+    if (proxy) return this.connectViaProxy(url, proxy, host, port, signal);
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port, lookup: this.guardedLookup(port) as never, autoSelectFamily: false });
       const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} took longer than ${this.timeouts.connect} ms`), (err) => fail(err));
@@ -247,12 +254,56 @@ export class SafeWebFetcher {
         if (!this.addressAllowed(remote, port)) return fail(new FetchError("blocked", `${url.hostname} connected to an address that is not public`));
         done();
         socket.off("error", onError);
-        // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
-        // late error on the raw socket from becoming an uncaught exception.
-        socket.on("error", () => undefined);
-        if (url.protocol === "http:") return resolve(socket);
-        const servername = net.isIP(host) ? undefined : host;
-        resolve(tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) }));
+        resolve(this.secure(url, host, socket));
+      });
+    });
+  }
+
+  /** The checked socket as the URL's scheme needs it: as is for http, under TLS for https. */
+  private secure(url: URL, host: string, socket: net.Socket): Duplex {
+    // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
+    // late error on the raw socket from becoming an uncaught exception.
+    socket.on("error", () => undefined);
+    if (url.protocol === "http:") return socket;
+    const servername = net.isIP(host) ? undefined : host;
+    return tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) });
+  }
+
+  /**
+   * Through the operator's proxy: the target is resolved and checked here first (layers 1
+   * and 2), then the proxy is asked to CONNECT to that checked IP address, never to the
+   * name, so it cannot be steered elsewhere by a second DNS answer (layer 3's role).
+   */
+  private async connectViaProxy(url: URL, proxy: URL, host: string, port: number, signal: AbortSignal): Promise<Duplex> {
+    let socket: net.Socket | undefined;
+    let stop: (err: FetchError) => void = () => undefined;
+    const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} through the proxy took longer than ${this.timeouts.connect} ms`), (err) => {
+      socket?.destroy();
+      stop(err);
+    });
+    try {
+      const address = net.isIP(host) ? host : await Promise.race([this.resolveChecked(host, port), stopped]);
+      if (!this.addressAllowed(address, port)) throw new FetchError("blocked", `${url.hostname} is not a public address`);
+      const tunnel = await Promise.race([openTunnel(proxy, address, port, (s) => (socket = s)), stopped]);
+      return this.secure(url, host, tunnel);
+    } catch (err) {
+      socket?.destroy();
+      if (err instanceof FetchError) throw err;
+      throw new FetchError("network", err instanceof ProxyError ? err.message : `cannot connect to ${url.host} through the proxy`);
+    } finally {
+      done();
+    }
+  }
+
+  /** Layer 2 on its own: the name's addresses, all of them allowed, else refused. */
+  private resolveChecked(host: string, port: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.guardedLookup(port)(host, { all: true }, (...args: unknown[]) => {
+        const [err, addresses] = args as [NodeJS.ErrnoException | null, LookupAddress[]];
+        if (err) return reject(err.code === "EBLOCKED" ? new FetchError("blocked", err.message) : new FetchError("network", `cannot resolve ${host} (${err.code ?? "error"})`));
+        resolve(addresses[0]!.address);
       });
     });
   }
