@@ -96,6 +96,14 @@ export class PageTooSlowError extends Error {
 }
 
 const CHUNK = 128 * 1024;
+/**
+ * Elements open at once beyond which the rest of a page is not read: htmlparser2 keeps
+ * its open elements in an array it `unshift`s and searches, so a page of 200,000
+ * unclosed `<div>`s costs it quadratic time. Real pages stay far below.
+ */
+const MAX_DEPTH = 1000;
+
+class TooDeep extends Error {}
 
 /**
  * Read an HTML page once, linearly, into a PageDigest. The parser is fed in chunks and
@@ -122,7 +130,7 @@ export function digestHtml(html: string, deadline = Number.POSITIVE_INFINITY): P
   let script: { kind: "jsonld" | "data" | "skip"; parts: string[]; size: number } | undefined;
   let link: { href: string; parts: string[]; extra: string[]; zone: Zone; block: number; offset: number } | undefined;
 
-  const top = (): OpenElement | undefined => stack[stack.length - 1];
+  const top = (): OpenElement | undefined => (stack.length ? stack[stack.length - 1] : undefined);
   const zoneNow = (): Zone => top()?.zone ?? "main";
   const hiddenNow = (): boolean => top()?.hidden ?? false;
 
@@ -166,12 +174,24 @@ export function digestHtml(html: string, deadline = Number.POSITIVE_INFINITY): P
     }
   };
 
-  /** The text appended to the current block since (block, offset), if still the same block. */
+  // Text arrives in many small events (a page of "<<<<" is one event per character): it
+  // is gathered here and appended once, before anything else happens.
+  let pendingText = "";
+  const drain = () => {
+    if (pendingText) {
+      const text = pendingText;
+      pendingText = "";
+      appendText(text);
+    }
+  };
+
   const blockIndex = () => digest.blocks.length;
 
   const parser = new Parser(
     {
       onopentag(name, attrs) {
+        drain();
+        if (stack.length >= MAX_DEPTH) throw new TooDeep();
         const parent = top();
         if (BLOCK_TAGS.has(name)) {
           flush();
@@ -282,11 +302,16 @@ export function digestHtml(html: string, deadline = Number.POSITIVE_INFINITY): P
           if (digest.title.length < 1000) digest.title += text.slice(0, 1000);
           return;
         }
-        if (hiddenNow()) return;
-        appendText(text);
+        if (hiddenNow() || textBudget <= 0) return;
+        if (pendingText.length < 65_536) pendingText += text;
+        else {
+          drain();
+          pendingText = text;
+        }
       },
 
       onclosetag(name) {
+        drain();
         // Pop to the matching element (htmlparser2 reports implied closes too).
         let index = stack.length - 1;
         while (index >= 0 && stack[index]!.name !== name) index--;
@@ -340,11 +365,17 @@ export function digestHtml(html: string, deadline = Number.POSITIVE_INFINITY): P
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
   );
-  for (let i = 0; i < html.length; i += CHUNK) {
-    if (performance.now() > deadline) throw new PageTooSlowError("the page took longer than its reading budget");
-    parser.write(html.slice(i, i + CHUNK));
+  try {
+    for (let i = 0; i < html.length; i += CHUNK) {
+      if (performance.now() > deadline) throw new PageTooSlowError("the page took longer than its reading budget");
+      parser.write(html.slice(i, i + CHUNK));
+    }
+    parser.end();
+  } catch (err) {
+    // Too deep: what was read so far is the page.
+    if (!(err instanceof TooDeep)) throw err;
   }
-  parser.end();
+  drain();
   flush();
   digest.title = digest.title.replace(/\s+/g, " ").trim();
   return digest;

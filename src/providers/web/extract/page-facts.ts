@@ -1,5 +1,6 @@
 import { getDomain } from "tldts";
 import { decodeBody } from "../charset.js";
+import { linkKind, type PageKind } from "../link-ranking.js";
 import { findEmails, type FoundEmail } from "./emails.js";
 import { jsonLdNodes, typesOf } from "./json-ld.js";
 import { PageContext } from "./ownership.js";
@@ -12,6 +13,8 @@ export interface PageLink {
   url: string;
   label: string;
   zone: Zone;
+  /** What the link's words say the page is (computed here, off the event loop). */
+  kind: PageKind;
 }
 
 /** What one page says, small enough to hand from the extraction worker to the crawler. */
@@ -38,7 +41,7 @@ export interface PageFacts {
   textLength: number;
 }
 
-const MAX_LINKS = 1500;
+const MAX_LINKS = 600;
 /** Networks and big platforms linked beside credits are never the agency. */
 const NOT_CREDITED = /^(?:facebook|instagram|twitter|x|linkedin|youtube|tiktok|pinterest|google|goo|apple|whatsapp|wa|t|xing|vimeo|tripadvisor|yelp|booking|wikipedia)\.[a-z.]+$/;
 const BUSINESS_TYPES = /business|organization|organisation|store|shop|restaurant|cafe|bakery|hotel|dentist|physician|clinic|salon|service|agent|office|contractor|attorney|notary|brewery|bar|winery|gym|school|florist|localbusiness|pharmacy|repair|dealer|lodging/;
@@ -72,7 +75,7 @@ export function extractPage(bytes: Uint8Array, contentType: string, url: string,
   for (const link of digest.links) {
     const target = absolute(link.href);
     if (!target) continue;
-    if (links.length < MAX_LINKS) links.push({ url: target, label: link.label.slice(0, 200), zone: link.zone });
+    if (links.length < MAX_LINKS) links.push({ url: target, label: link.label.slice(0, 200), zone: link.zone, kind: linkKind(new URL(target), link.label) });
     const domain = registrable(target);
     if (domain && domain !== pageDomain && !NOT_CREDITED.test(domain)) {
       const cue = context.cueAt(link.block, link.offset, link.offset + link.label.length);
