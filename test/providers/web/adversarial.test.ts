@@ -32,7 +32,7 @@ describe("2 MiB adversarial pages through the whole extraction", () => {
     expect(facts.emails.length).toBeLessThanOrEqual(200);
     expect(facts.links.length).toBeLessThanOrEqual(600);
     if (kind === "address-runs") expect(facts.emails.map((e) => e.email)).toEqual(["a1@shop.de", "b2@shop.de"]);
-    if (kind === "obfuscation-runs") expect(facts.emails.every((e) => e.email.startsWith("info@shop."))).toBe(true);
+    if (kind === "obfuscation-runs") expect(facts.emails.every((e) => e.email.endsWith("@shop.info"))).toBe(true);
     if (!["address-runs", "obfuscation-runs"].includes(kind)) expect(facts.emails).toEqual([]);
   });
 });
