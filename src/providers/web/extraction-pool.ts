@@ -15,11 +15,11 @@ export class ExtractionError extends Error {
 }
 
 export interface ExtractionPoolOptions {
-  /** Worker threads (default: 2, or up to 4 on larger machines). */
+  /** Worker threads (default: one per core but one, at least 1 and at most 4). */
   threads?: number;
   /** Reading budget of one page in its worker, in milliseconds (default 3000). */
   pageBudgetMs?: number;
-  /** Heap limit of one worker in MiB (default 256): a page that needs more kills only its worker. */
+  /** Old-generation heap limit of one worker in MiB (default 64): a page that needs more kills only its worker. */
   maxHeapMb?: number;
 }
 
@@ -40,22 +40,28 @@ export class ExtractionPool implements PageExtractor {
   private readonly pageBudgetMs: number;
 
   constructor(options: ExtractionPoolOptions = {}) {
-    const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism() - 1));
+    // One core stays free for the event loop: on a 2-core machine, two busy workers and the
+    // main thread share two cores and /healthz waits its turn (bench/enrichment-hostile.js).
+    const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
     this.pageBudgetMs = options.pageBudgetMs ?? 3000;
     this.pool = new Piscina({
       filename: workerFile(),
-      // One worker starts at once (its module loading overlaps the first fetches) and stays;
-      // idle workers are unref'd, so they never keep a process alive.
-      minThreads: 1,
+      // All workers start at once (their module loading overlaps the first fetches) and
+      // stay, so memory is paid once, up front (about 35 MB each), not in the middle of a
+      // crawl; idle workers are unref'd, so they never keep a process alive.
+      minThreads: threads,
       maxThreads: threads,
-      idleTimeout: 60_000,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256, maxYoungGenerationSizeMb: 32 },
+      // Small heaps on purpose: V8 lets a roomy old generation fill with the dead 2 MiB
+      // strings of hostile pages before it collects; measured on the hostile-page fixture,
+      // one worker's RSS grew 114 MB with V8's defaults and 84 MB at 48/8 (bench/enrichment-hostile.js).
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 64, maxYoungGenerationSizeMb: 8 },
     });
   }
 
   async extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts> {
-    // A private copy whose buffer moves to the worker (the fetcher's may be a slice of a shared one).
-    const own = new Uint8Array(bytes);
+    // The body's buffer moves to the worker when the body owns all of it (bodies over 4 KiB
+    // do); a slice of a shared buffer (Node's pool for small ones) is copied first.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     const task: ExtractionTask = { bytes: own, contentType, url, budgetMs: this.pageBudgetMs };
     try {
       return (await this.pool.run(task, { signal: signal ?? null, transferList: [own.buffer as ArrayBuffer] })) as PageFacts;

@@ -30,9 +30,9 @@ export function linkKind(url: URL, label: string): PageKind {
  * shallow paths, navigation and footer links, no query strings; files, feeds, archives,
  * shop and login pages never.
  */
-export function linkScore(url: URL, link: Pick<PageLink, "label" | "zone"> & { kind?: PageKind }): { kind: PageKind; score: number } | undefined {
+export function linkScore(url: URL, link: Pick<PageLink, "label" | "zone">): { kind: PageKind; score: number } | undefined {
   if (USELESS_PATH.test(url.pathname)) return undefined;
-  const kind = link.kind ?? linkKind(url, link.label);
+  const kind = linkKind(url, link.label);
   const depth = url.pathname.split("/").filter(Boolean).length;
   let score = KIND_SCORE[kind] + 10 - Math.min(depth, 5) * 2;
   if (url.search) score -= 4;

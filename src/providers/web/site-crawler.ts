@@ -4,7 +4,7 @@ import type { PageFacts } from "./extract/page-facts.js";
 import { chooseSocials, mergeEmails, rankEmails, type SiteIdentity } from "./extract/ranking.js";
 import { normaliseSocial } from "./extract/socials.js";
 import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./extraction-pool.js";
-import { commonPaths, KIND_SCORE, linkScore, pageKey, type PageKind } from "./link-ranking.js";
+import { commonPaths, KIND_SCORE, pageKey, type PageKind } from "./link-ranking.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
 /** What one business website tells us. Every value already fits the bounds of Lead (service-api.md 2.3). */
@@ -92,6 +92,15 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const pages: ReadPage[] = [{ facts: home, kind: "home" }];
   const done = new Set([pageKey(website), pageKey(home.url)]);
   const candidates = new Map<string, { url: string; kind: PageKind; score: number }>();
+  const homeKeyHost = homeHost.replace(/^www\./, "");
+  /** A candidate page, by its key (same page however linked); the best score it was offered with wins. */
+  const consider = (url: string, key: string, domain: string, kind: PageKind, score: number) => {
+    if (!siteDomains.has(domain) || done.has(key)) return;
+    // Other subdomains of the site are often other things (a shop, a blog): the homepage's host first.
+    if (key.startsWith(`${homeKeyHost}/`) || key.startsWith(`${homeKeyHost}:`)) score += 10;
+    const current = candidates.get(key);
+    if (!current || current.score < score) candidates.set(key, { url, kind, score });
+  };
   const offer = (url: string, kind: PageKind, score: number) => {
     let target: URL;
     try {
@@ -99,27 +108,14 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
     } catch {
       return;
     }
-    if (!sameSite(target)) return;
-    const key = pageKey(target.href);
-    if (done.has(key)) return;
-    // Other subdomains of the site are often other things (a shop, a blog): the homepage's host first.
-    if (target.hostname.replace(/^www\./, "") === homeHost.replace(/^www\./, "")) score += 10;
-    const current = candidates.get(key);
-    if (!current || current.score < score) candidates.set(key, { url: target.href, kind, score });
+    if (sameSite(target)) consider(target.href, pageKey(target.href), registrable(target.hostname), kind, score);
   };
-  /** A page's frames and redirect stand in for it; its links become candidates. */
+  /** A page's frames and redirect stand in for it; its links (judged in the worker) become candidates. */
   const offerFrom = (facts: PageFacts, homeLike: boolean) => {
     if (facts.refresh) offer(facts.refresh, "other", 1000);
     if (homeLike || facts.textLength < 200) for (const frame of facts.frames) offer(frame, "other", 900);
     for (const link of facts.links) {
-      let target: URL;
-      try {
-        target = new URL(link.url);
-      } catch {
-        continue;
-      }
-      const ranked = linkScore(target, link);
-      if (ranked) offer(target.href, ranked.kind, ranked.score - (homeLike ? 0 : 5));
+      if (link.score !== undefined) consider(link.url, link.key, link.domain, link.kind, link.score - (homeLike ? 0 : 5));
     }
   };
   offerFrom(home, true);

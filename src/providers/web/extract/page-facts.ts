@@ -1,6 +1,6 @@
 import { getDomain } from "tldts";
 import { decodeBody } from "../charset.js";
-import { linkKind, type PageKind } from "../link-ranking.js";
+import { linkKind, linkScore, pageKey, type PageKind } from "../link-ranking.js";
 import { findEmails, type FoundEmail } from "./emails.js";
 import { jsonLdNodes, typesOf } from "./json-ld.js";
 import { PageContext } from "./ownership.js";
@@ -9,12 +9,18 @@ import { findSocials, type FoundSocial } from "./socials.js";
 import { findSummary, pageTitle } from "./summary.js";
 import { fold, OWNER_NAME_LABEL } from "./vocabulary.js";
 
+/** A link of the page, already judged here (off the event loop) for the crawler. */
 export interface PageLink {
   url: string;
   label: string;
   zone: Zone;
-  /** What the link's words say the page is (computed here, off the event loop). */
+  /** Its registrable domain (private suffixes included: `shop.wixsite.com`). */
+  domain: string;
+  /** One key per page however it is linked (`pageKey`). */
+  key: string;
+  /** What the link's words say the page is, and how much it deserves a page of the budget (undefined: never). */
   kind: PageKind;
+  score: number | undefined;
 }
 
 /** What one page says, small enough to hand from the extraction worker to the crawler. */
@@ -75,8 +81,12 @@ export function extractPage(bytes: Uint8Array, contentType: string, url: string,
   for (const link of digest.links) {
     const target = absolute(link.href);
     if (!target) continue;
-    if (links.length < MAX_LINKS) links.push({ url: target, label: link.label.slice(0, 200), zone: link.zone, kind: linkKind(new URL(target), link.label) });
     const domain = registrable(target);
+    if (links.length < MAX_LINKS && domain) {
+      const parsed = new URL(target);
+      const ranked = linkScore(parsed, link);
+      links.push({ url: target, label: link.label.slice(0, 200), zone: link.zone, domain, key: pageKey(target), kind: ranked?.kind ?? linkKind(parsed, link.label), score: ranked?.score });
+    }
     if (domain && domain !== pageDomain && !NOT_CREDITED.test(domain)) {
       const cue = context.cueAt(link.block, link.offset, link.offset + link.label.length);
       if (cue?.kind === "credit" || /^(?:webdesign|web design|design|realisation|realizzazione|hosting)\b/.test(fold(link.label))) creditDomains.add(domain);
