@@ -28,6 +28,8 @@ export interface EnrichOptions {
 
 interface RunOptions extends EnrichOptions {
   budgetMs: number;
+  /** Time one site may take (a retry gives a slow site its whole budget). */
+  siteBudgetMs: number;
   /** A retry tries sites again even when a recent attempt failed. */
   ignoreFailures: boolean;
   /** `--refresh`: crawl again even when the cache has the site's facts. */
@@ -101,7 +103,7 @@ export class EnrichmentService implements LeadEnricher {
     if (!this.config.enrich) return { leads, retryToken: null };
     this.housekeeping();
     const refresh = options.refresh === true;
-    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, ignoreFailures: refresh, refresh });
+    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh });
     const result = out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentPending: true }));
     // The server picks what the retry covers: pending leads with a site to crawl, in the
     // search's own order (nearest / best first), at most 20.
@@ -153,6 +155,7 @@ export class EnrichmentService implements LeadEnricher {
       signal: options.signal,
       onProgress: options.onProgress,
       budgetMs: this.config.enrichRetryBudgetMs,
+      siteBudgetMs: this.config.enrichRetryBudgetMs,
       ignoreFailures: true,
       refresh: false,
     });
@@ -215,7 +218,7 @@ export class EnrichmentService implements LeadEnricher {
     const cached = options.refresh ? undefined : this.cache.get(cacheKey, now.toISOString());
     if (cached?.outcome === "found") return { kind: "found", facts: JSON.parse(cached.facts!) as SiteFacts };
     if (cached?.outcome === "failed" && !options.ignoreFailures) return { kind: "failed", error: parseCachedFailure(cached.failure) };
-    const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(this.config.enrichSiteBudgetMs)]);
+    const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(options.siteBudgetMs)]);
     try {
       const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool! });
       const facts = await this.deliverable(crawled, siteSignal);

@@ -75,14 +75,20 @@ export class PageContext {
     const after = fold(block.text.slice(end, end + 40));
     // "x@pec.it (PEC)", "jobs@… for applications": a cue right after the address.
     for (const kind of ["pec", "jobs"] as const) if (CUES[kind].test(after)) return { kind, where: "after" };
-    const same = nearestCue(block.text.slice(Math.max(0, offset - (near ? 60 : 200)), offset));
+    // Words before an earlier address in the same block were about that one ("PEC: a@pec.it,
+    // E-Mail: b@…"): the window starts after the last address before this thing.
+    let window = block.text.slice(Math.max(0, offset - (near ? 60 : 200)), offset);
+    const earlier = window.lastIndexOf("@");
+    if (earlier >= 0) window = window.slice(earlier).replace(/^\S*/, "");
+    const same = nearestCue(window);
     if (same) return same === "owner" ? { kind: "owner", where: "same" } : { kind: same, where: "same" };
     if (near) return undefined;
     // The label line just before ("Webdesign:" / "Datenschutzbeauftragter") when it is a label, not navigation.
     for (let i = blockIndex - 1; i >= Math.max(0, blockIndex - 2); i--) {
       const previous = this.digest.blocks[i]!;
       if (isNavigation(previous)) continue;
-      if (previous.text.length > 120) break;
+      // A line with its own address, or prose, is not a label of the next line.
+      if (previous.text.length > 120 || previous.text.includes("@")) break;
       const cue = nearestCue(previous.text);
       if (cue) return { kind: cue, where: "previous" };
     }

@@ -25,7 +25,8 @@ export const CONTACT_WORDS = words([
   "scrivici", "scrivimi", "scriveteci", "dove siamo", "come raggiungerci", "ecrivez", "nous joindre", "nous contacter", "nous ecrire",
   "get in touch", "reach us", "find us", "write to us", "enquir", "inquir", "say hello", "ota yhteytta", "yhteystiedot", "yhteys",
   "kapcsolat", "elerhetoseg", "kontaktujte", "kontakta", "anfahrt", "escribenos", "donde estamos", "localizacion", "iletisim",
-  "napisz", "kontakty", "booking", "reservier", "prenota", "reserv",
+  "napisz", "kontakty", "booking", "reservier", "prenota", "reserv", "schreiben sie uns", "schreib uns", "schreiben sie mir", "anfrage",
+  "nachricht", "email us", "e mail", "mail us", "message us", "scrivimi", "escribenos", "kirjoita", "irjon", "irj nekunk",
 ]);
 
 /** Imprint / legal-notice pages: where the law puts the owner's address and email. */
