@@ -72,7 +72,9 @@ function judge(site, got) {
     const expected = truth.socials[network];
     return { network, have, expected, right: Boolean(have && expected && profileKey(network, have) === profileKey(network, expected)) };
   });
-  return { email, emailRight, exact, socials };
+  // The whole answer is right: the email as above and every profile (none missing, none wrong).
+  const allRight = exact && socials.every((x) => x.right || (!x.have && !x.expected));
+  return { email, emailRight, exact, socials, allRight };
 }
 
 function score(results) {
@@ -125,14 +127,14 @@ function misses(results) {
   return lines;
 }
 
-/** Sites and exactly-right emails per value of a site property (trap, CMS family, country). */
+/** Sites, and sites whose whole answer is right, per value of a site property (trap, CMS family, country). */
 function breakdown(results, keysOf) {
   const table = new Map();
   for (const { site, verdict } of results) {
     for (const key of keysOf(site)) {
-      const row = table.get(key) ?? { sites: 0, exact: 0 };
+      const row = table.get(key) ?? { sites: 0, right: 0 };
       row.sites++;
-      if (verdict.exact) row.exact++;
+      if (verdict.allRight) row.right++;
       table.set(key, row);
     }
   }
@@ -177,10 +179,12 @@ const row = (name, s) =>
 row("ours", a);
 row("baseline", b);
 console.log(`recall ours/baseline: ${b.recall === 0 ? "∞" : (a.recall / b.recall).toFixed(2)}×`);
-console.log(`exactly right by trap (ours | baseline):`);
-const baseByTrap = new Map(breakdown(base, (s) => s.traps));
-for (const [trap, v] of breakdown(ours, (s) => (s.traps.length ? s.traps : ["(none)"]))) console.log(`  ${trap.padEnd(26)} ${String(v.exact).padStart(3)}/${String(v.sites).padEnd(3)} | ${baseByTrap.get(trap)?.exact ?? "-"}`);
-console.log(`exactly right by CMS: ${breakdown(ours, (s) => [s.cms.split("/")[0]]).map(([k, v]) => `${k} ${v.exact}/${v.sites}`).join(", ")}`);
+console.log(`sites entirely right (email and every profile) by trap, ours | baseline:`);
+const trapsOf = (s) => (s.traps.length ? s.traps : ["(none)"]);
+const baseByTrap = new Map(breakdown(base, trapsOf));
+for (const [trap, v] of breakdown(ours, trapsOf)) console.log(`  ${trap.padEnd(26)} ${String(v.right).padStart(3)}/${String(v.sites).padEnd(3)} | ${baseByTrap.get(trap)?.right ?? "-"}`);
+console.log(`entirely right by CMS: ${breakdown(ours, (s) => [s.cms.split("/")[0]]).map(([k, v]) => `${k} ${v.right}/${v.sites}`).join(", ")}`);
+console.log(`entirely right by country: ${breakdown(ours, (s) => [s.country]).map(([k, v]) => `${k} ${v.right}/${v.sites}`).join(", ")}`);
 const oursMisses = misses(ours);
 console.log(`\nours misses (${oursMisses.length} sites):\n  ${oursMisses.join("\n  ")}`);
 if (args.includes("--verbose")) console.log(`\nbaseline misses:\n  ${misses(base).join("\n  ")}`);
