@@ -120,7 +120,8 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   };
   offerFrom(home, true);
   const hasContactLink = [...candidates.values()].some((c) => c.kind === "contact" || c.kind === "imprint");
-  if (!hasContactLink) commonPaths(homeHost).forEach((path, i) => offer(new URL(path, home.url).href, "other", KIND_SCORE.about - 5 - i));
+  // Guessed paths cost a request each and are mostly 404s: two of them, beside the site's own links.
+  if (!hasContactLink) commonPaths(homeHost).slice(0, 2).forEach((path, i) => offer(new URL(path, home.url).href, "other", KIND_SCORE.privacy + 1 - i));
 
   for (let wave = 0; wave < MAX_WAVES && fetched < budget && candidates.size > 0; wave++) {
     const identity = identityOf(pages, siteDomains, options.businessName);
@@ -130,7 +131,9 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
     // better one, the summary and the profiles are often there); later waves only search on.
     const worthIt = ranked.filter(([, c]) => c.score >= (good ? KIND_SCORE.about : wave === 0 ? KIND_SCORE.privacy : -100));
     if (good && wave > 0) break;
-    const take = worthIt.slice(0, Math.min(budget - fetched, wave === 0 ? 5 : 3));
+    const width = Math.min(budget - fetched, wave === 0 ? 5 : 3);
+    // Without an address yet, a first wave short of likely pages is filled with the site's best other links.
+    const take = good ? worthIt.slice(0, width) : [...worthIt, ...ranked.filter((r) => !worthIt.includes(r))].slice(0, width);
     if (take.length === 0) break;
     for (const [key] of take) {
       candidates.delete(key);

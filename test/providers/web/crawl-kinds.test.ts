@@ -46,6 +46,23 @@ describe("the wrong mailbox no longer wins (kind 1)", () => {
     expect(facts.email).toBe("pizzeriadamario@libero.it");
   });
 
+  it("the general inbox beats a department's, even one shown on every page; a PEC box is returned only when it is the only address", async () => {
+    const bar = "<header><p>Reservierungen: reservation@hotel-alpenblick.ch · +41 33 000 00 00</p></header>";
+    const { facts } = await crawl(
+      {
+        "hotel-alpenblick.ch": {
+          "/": page("Hotel Alpenblick", `${bar}<a href="/kontakt">Kontakt</a><a href="/zimmer">Zimmer</a>`),
+          "/zimmer": page("Zimmer", `${bar}<p>Doppelzimmer mit Aussicht.</p>`),
+          "/kontakt": page("Kontakt", `${bar}<p>Allgemeine Anfragen: info@hotel-alpenblick.ch</p><p>Jobs: jobs@hotel-alpenblick.ch</p>`),
+        },
+      },
+      "hotel-alpenblick.ch",
+    );
+    expect(facts.email).toBe("info@hotel-alpenblick.ch");
+    const pecOnly = await crawl({ "officina-rossi.it": { "/": page("Officina Rossi", "<footer>Officina Rossi · P.IVA 0123 · PEC: officinarossi@pec.it</footer>") } }, "officina-rossi.it");
+    expect(pecOnly.facts.email).toBe("officinarossi@pec.it");
+  });
+
   it("an outside data-protection officer and a chamber are not the business", async () => {
     const { facts } = await crawl(
       {

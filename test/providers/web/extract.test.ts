@@ -130,6 +130,19 @@ describe("script and noscript (kind 6)", () => {
   });
 });
 
+describe("CMS cloaking decoded without running it", () => {
+  it("Joomla 4's <joomla-hidden-mail> (base64 halves) and Joomla 3's entity-and-concatenation script", () => {
+    const b64 = (s: string) => Buffer.from(s).toString("base64");
+    expect(emails(`<joomla-hidden-mail is-link="1" is-email="1" first="${b64("auftrag")}" last="${b64("druckerei.de")}" text="" base="">Diese E-Mail-Adresse ist geschützt</joomla-hidden-mail>`)).toEqual(["auftrag@druckerei.de"]);
+    const joomla3 =
+      "<span id=\"cloak1a2b\">This email address is being protected from spambots.</span><script type='text/javascript'>" +
+      "document.getElementById('cloak1a2b').innerHTML = ''; var prefix = '&#109;a' + 'i&#108;' + '&#116;o'; var path = 'hr' + 'ef' + '=';" +
+      " var addy1a2b = '&#105;nf&#111;' + '&#64;'; addy1a2b = addy1a2b + 'c&#97;st&#97;gn&#111;' + '&#46;' + '&#105;t';" +
+      " document.getElementById('cloak1a2b').innerHTML += '<a ' + path + '\\'' + prefix + ':' + addy1a2b + '\\'>'+addy1a2b+'<\\/a>';</script>";
+    expect(emails(joomla3, "http://castagno.it/")).toEqual(["info@castagno.it"]);
+  });
+});
+
 describe("malformed mailto (kind 7)", () => {
   it("reads mailto://, percent-encoded, ?subject= and several recipients", () => {
     const html = [
@@ -225,6 +238,14 @@ describe("normaliseSocial (kind 8)", () => {
     ["https://www.linkedin.com/in/bob-baker-12/?trk=x", { network: "linkedin", url: "https://www.linkedin.com/in/bob-baker-12" }],
   ])("%s", (raw, expected) => {
     expect(normaliseSocial(raw)).toEqual(expected);
+  });
+
+  it("unwraps redirector links (Google Sites) and drops theme vendors' demo profiles", () => {
+    const facts = page(
+      '<a href="https://www.google.com/url?q=https%3A%2F%2Fwww.facebook.com%2FHundeschule&sa=D">fb</a>' +
+        '<a href="https://www.facebook.com/ThemeFusion-101565403356430">f</a><a href="https://www.instagram.com/themefusion">i</a><a href="https://twitter.com/Theme_Fusion">t</a>',
+    );
+    expect(facts.socials.map((s) => s.url)).toEqual(["https://www.facebook.com/Hundeschule"]);
   });
 
   it("finds the page plugin iframe and the SDK's data-href", () => {

@@ -109,12 +109,22 @@ function deobfuscated(text: string): string[] {
   return variants;
 }
 
-/** Addresses inside site builders' page data: JSON escapes and string concatenation undone. */
+/**
+ * Addresses inside scripts: site builders' page data (JSON escapes) and the cloaking
+ * scripts of CMSs (Joomla 3 writes `var addy1 = 'in' + '&#102;o' + '&#64;'; addy1 = addy1 +
+ * 'shop' + '&#46;' + 'de';`): escapes and entities decoded, string concatenation undone,
+ * including appends to the same variable.
+ */
 function unescapeScript(text: string): string {
   return text
-    .replace(/\\u0040|\\x40|&#0*64;|&commat;|%40/gi, "@")
-    .replace(/\\u002e|\\x2e|&#0*46;/gi, ".")
+    .replace(/\\u0040|\\x40|&commat;|%40/gi, "@")
+    .replace(/\\u002e|\\x2e/gi, ".")
+    .replace(/&#(\d{1,7});|&#x([0-9a-f]{1,6});/gi, (entity, dec: string | undefined, hex: string | undefined) => {
+      const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    })
     .replace(/\\\//g, "/")
+    .replace(/["']\s{0,5};\s{0,5}([A-Za-z_$][\w$]{0,60})\s{0,5}=\s{0,5}\1\s{0,5}\+\s{0,5}["']/g, "")
     .replace(/["']\s{0,5}\+\s{0,5}["']/g, "");
 }
 

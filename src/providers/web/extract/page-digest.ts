@@ -271,6 +271,11 @@ export function digestHtml(html: string, deadline = Number.POSITIVE_INFINITY): P
             if (link && attrs.alt) link.extra.push(attrs.alt.slice(0, 200));
             break;
         }
+        // Joomla 4/5 email cloaking: the local part and the domain base64-encoded in attributes.
+        if (name === "joomla-hidden-mail" && attrs.first && attrs.last) {
+          const part = (b64: string) => Buffer.from(b64.slice(0, 400), "base64").toString("utf8");
+          digest.microdata.push({ value: `${part(attrs.first)}@${part(attrs.last)}`, block: blockIndex() });
+        }
         if (attrs["data-cfemail"]) digest.cfemails.push({ hex: attrs["data-cfemail"].slice(0, 800), block: blockIndex() });
         if (attrs["data-href"] && /facebook\.com/i.test(attrs["data-href"]) && digest.embeds.length < 20) digest.embeds.push(attrs["data-href"].slice(0, 2048));
         if (element.itempropEmail) {

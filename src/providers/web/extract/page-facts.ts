@@ -6,6 +6,7 @@ import { jsonLdNodes, typesOf } from "./json-ld.js";
 import { PageContext } from "./ownership.js";
 import { digestHtml, type Zone } from "./page-digest.js";
 import { findSocials, type FoundSocial } from "./socials.js";
+import { unwrapRedirect } from "./redirect-links.js";
 import { findSummary, pageTitle } from "./summary.js";
 import { fold, OWNER_NAME_LABEL } from "./vocabulary.js";
 
@@ -66,7 +67,7 @@ export function extractPage(bytes: Uint8Array, contentType: string, url: string,
   }
   const absolute = (href: string): string | undefined => {
     try {
-      const target = new URL(href, base);
+      const target = new URL(unwrapRedirect(new URL(href, base).href));
       if (target.protocol !== "http:" && target.protocol !== "https:") return undefined;
       target.hash = "";
       return target.href;

@@ -3,7 +3,7 @@ import type { Socials } from "../../../core/schemas/lead.js";
 import type { EmailSource, FoundEmail } from "./emails.js";
 import type { Cue } from "./ownership.js";
 import type { FoundSocial, SocialNetwork } from "./socials.js";
-import { fold, ROLE_INBOX, SIDE_MAILBOX } from "./vocabulary.js";
+import { DEPARTMENT_INBOX, fold, ROLE_INBOX, SIDE_MAILBOX } from "./vocabulary.js";
 
 /**
  * Who the site is: its registrable domains, the business's name and owners' names as the
@@ -145,7 +145,8 @@ export function scoreEmail(email: SiteEmail, identity: SiteIdentity): number | u
   const freemail = isFreemail(domain);
   const cue = governingCue(email.cues);
 
-  if (isPecDomain(domain) || cue === "pec") return undefined;
+  // Certified mail (PEC) often refuses ordinary mail: only when the business gives nothing else.
+  if (isPecDomain(domain) || cue === "pec") return 1 + SOURCE_TRUST[email.source];
   if (!own && identity.creditDomains.has(icannRegistrable)) return undefined;
   if (!own && (cue === "credit" || cue === "authority")) {
     // Agencies rarely use freemail: a freemail box needs the cue right beside it.
@@ -163,13 +164,15 @@ export function scoreEmail(email: SiteEmail, identity: SiteIdentity): number | u
   else return undefined;
 
   if (side) score -= 70;
-  if (ROLE_INBOX.test(local)) score += 15;
+  // The general inbox first, then a department's (bookings, sales, the shop), then a person's.
+  if (ROLE_INBOX.test(local)) score += 20;
+  else if (DEPARTMENT_INBOX.test(local)) score += 8;
   else if (mentions(local, ownerTokens)) score += 5;
   if (email.source === "script" && !own) score -= 20;
   score += SOURCE_TRUST[email.source];
-  score += Math.min(3, email.pages - 1) * 2;
+  score += Math.min(3, email.pages - 1);
   if (email.onContactPage) score += 3;
-  if (cue === "owner") score += 5;
+  if (cue === "owner") score += 3;
   return score;
 }
 

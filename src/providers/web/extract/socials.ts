@@ -1,5 +1,6 @@
 import type { Socials } from "../../../core/schemas/lead.js";
 import { jsonLdNodes, stringsOf } from "./json-ld.js";
+import { unwrapRedirect } from "./redirect-links.js";
 import type { Cue, PageContext } from "./ownership.js";
 import type { PageDigest, Zone } from "./page-digest.js";
 
@@ -13,8 +14,16 @@ const NOT_PROFILES: Record<SocialNetwork, Set<string>> = {
   linkedin: new Set(),
 };
 
-/** Profiles of the site builders and hosts themselves, linked from their free plans' footers. */
+/**
+ * Profiles of the site builders and hosts themselves (linked from their free plans'
+ * footers) and of theme vendors (whose demo content ships with their profiles in the
+ * header and footer icons, left in place by many sites).
+ */
 const PLATFORM_HANDLES = new Set([
+  "themefusion", "theme_fusion", "themefusionofficial", "elegantthemes", "envato", "envatomarket", "themeforest", "themeisle", "wpastra",
+  "brainstormforce", "generatepress", "oceanwp", "kadencewp", "kadence_wp", "elementor", "divi", "enfold", "kriesi", "themify", "themezee",
+  "qodeinteractive", "qode", "mikado", "select-themes", "thimpress", "themerex", "themegoods", "colorlib", "wpzoom", "studiopress",
+  "yootheme", "joomla", "templatemonster", "themepunch", "flatsome", "uxthemes", "bridge", "the7", "dream-theme", "dreamtheme",
   "wix", "wixcom", "squarespace", "wordpress", "wordpressdotcom", "jimdo", "jimdocom", "godaddy", "weebly", "webnode", "strato", "strato_ag",
   "ionos", "1und1", "1and1", "one.com", "onecom", "hostinger", "shopify", "webflow", "duda", "site123", "elementor", "yola", "ovh",
   "ovhcloud", "aruba.it", "arubait", "siteground", "hostgator", "bluehost", "facebook", "instagram", "twitter", "linkedin", "meta",
@@ -43,6 +52,8 @@ function hostOf(href: string): string {
 }
 
 const handleOk = (s: string) => /^[A-Za-z0-9._-]{1,100}$/.test(s);
+/** A builder's or theme vendor's profile, also in Facebook's "Name-<page id>" form. */
+const isPlatformHandle = (handle: string) => PLATFORM_HANDLES.has(handle.toLowerCase()) || PLATFORM_HANDLES.has(handle.toLowerCase().replace(/-\d{6,}$/, ""));
 /** A page name in a legacy Facebook URL: any text without slashes or controls. */
 const nameOk = (s: string) => s.length >= 1 && s.length <= 200 && !/[\s/?#<>"\u0000-\u001f]/.test(s);
 
@@ -97,15 +108,15 @@ export function normaliseSocial(raw: string, depth = 0): { network: SocialNetwor
         const id = segments[2] && /^\d{5,30}$/.test(segments[2]) ? `/${segments[2]}` : "";
         return { network, url: `https://www.facebook.com/${first}/${segments[1]}${id}` };
       }
-      if (!handleOk(segments[0]!) || PLATFORM_HANDLES.has(first)) return undefined;
+      if (!handleOk(segments[0]!) || isPlatformHandle(first)) return undefined;
       return { network, url: `https://www.facebook.com/${segments[0]}` };
     }
     case "instagram":
-      if (!handleOk(segments[0]!) || PLATFORM_HANDLES.has(first)) return undefined;
+      if (!handleOk(segments[0]!) || isPlatformHandle(first)) return undefined;
       return { network, url: `https://www.instagram.com/${segments[0]}` };
     case "twitter": {
       const handle = segments[0]!.replace(/^@/, "");
-      if (!/^[A-Za-z0-9_]{1,15}$/.test(handle) || segments.length > 1 || PLATFORM_HANDLES.has(handle.toLowerCase())) return undefined;
+      if (!/^[A-Za-z0-9_]{1,15}$/.test(handle) || segments.length > 1 || isPlatformHandle(handle)) return undefined;
       return { network, url: `https://x.com/${handle}` };
     }
   }
@@ -128,7 +139,7 @@ export function findSocials(digest: PageDigest, pageUrl: string, context: PageCo
   const out: FoundSocial[] = [];
   const seen = new Set<string>();
   const consider = (raw: string, social: Omit<FoundSocial, "network" | "url" | "pageUrl">) => {
-    const hit = normaliseSocial(raw);
+    const hit = normaliseSocial(unwrapRedirect(raw));
     if (!hit || seen.has(hit.url.toLowerCase()) || out.length >= 100) return;
     seen.add(hit.url.toLowerCase());
     out.push({ ...hit, pageUrl, ...social });
@@ -136,7 +147,7 @@ export function findSocials(digest: PageDigest, pageUrl: string, context: PageCo
   for (const node of jsonLdNodes(digest.jsonLd)) for (const value of stringsOf(node.sameAs)) consider(value, { source: "jsonld" });
   for (const frame of [...digest.embeds, ...digest.frames]) consider(frame, { source: "embed" });
   for (const link of digest.links) {
-    if (!networkOf(hostOf(link.href))) continue;
+    if (!networkOf(hostOf(link.href)) && !/google\.|facebook\.com\/l\.php|l\.instagram\.com/i.test(link.href)) continue;
     consider(link.href, { source: "link", zone: link.zone, cue: context.cueAt(link.block, link.offset, link.offset, true), label: link.label });
   }
   return out;

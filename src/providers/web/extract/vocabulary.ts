@@ -27,6 +27,10 @@ export const CONTACT_WORDS = words([
   "kapcsolat", "elerhetoseg", "kontaktujte", "kontakta", "anfahrt", "escribenos", "donde estamos", "localizacion", "iletisim",
   "napisz", "kontakty", "booking", "reservier", "prenota", "reserv", "schreiben sie uns", "schreib uns", "schreiben sie mir", "anfrage",
   "nachricht", "email us", "e mail", "mail us", "message us", "scrivimi", "escribenos", "kirjoita", "irjon", "irj nekunk",
+  "hitta hit", "hitta oss", "kontakta oss", "kontakt oss", "hvor er vi", "contactos", "fale connosco", "onde estamos", "marcacao",
+  "marcacoes", "marcar consulta", "agendar", "agendamento", "pedir cita", "cita previa", "termin", "terminvereinbarung",
+  "rendez vous", "prendre rendez", "appuntament", "ajanvaraus", "varaa aika", "idopont", "bejelentkezes", "afspraak", "route",
+  "wegbeschreibung", "how to find", "directions", "visit us", "besuchen sie uns", "come trovarci", "comment venir", "como llegar",
 ]);
 
 /** Imprint / legal-notice pages: where the law puts the owner's address and email. */
@@ -99,7 +103,7 @@ export const OWNER_CUES = words([
   "proprietaire", "gerant", "editeur", "directeur de la publication", "responsable de la publication", "contacto", "titular",
   "propietario", "yhteystiedot", "omistaja", "yrittaja", "kapcsolat", "elerhetoseg", "tulajdonos", "uzemelteto", "ugyvezeto",
   "impressum", "imprint", "mentions legales", "aviso legal", "write to us", "email us", "e mail us", "mail us", "reach us",
-  "reservierung", "reservation", "prenotazion", "booking", "follow us", "folgen sie uns", "folge uns", "find us on", "suivez nous",
+  "follow us", "folgen sie uns", "folge uns", "find us on", "suivez nous",
   "seguici", "siguenos", "seuraa meita", "kovess", "kovessen", "volg ons", "besuchen sie uns", "social media",
 ]);
 
@@ -111,4 +115,8 @@ export const SIDE_MAILBOX = /^(?:jobs?|karriere|bewerbung(?:en)?|career|careers|
 
 /** Local parts of general inboxes (a salesperson's first choice). */
 export const ROLE_INBOX =
-  /^(?:info|infos|information|contact|contacto|contatto|contatti|kontakt|kontakti|hello|hallo|hola|hej|moi|hei|ciao|bonjour|office|buero|buro|bureau|ufficio|oficina|toimisto|iroda|sales|vertrieb|verkauf|vendite|ventes|ventas|myynti|enquiries|inquiries|mail|email|e-mail|post|posta|team|reception|rezeption|empfang|booking|bookings|reservation|reservations|reservierung|prenotazioni|reservas|varaus|varaukset|service|kundenservice|support|welcome|willkommen|admin|shop|store|laden|negozio|boutique|atelier|studio|praxis|kanzlei|cabinet|hotel|restaurant|ristorante)(?:[-_.+][a-z0-9]{0,20})?$/i;
+  /^(?:info|infos|information|contact|contacto|contatto|contatti|kontakt|kontakti|hello|hallo|hola|hej|moi|hei|ciao|bonjour|office|buero|buro|bureau|ufficio|oficina|toimisto|iroda|mail|email|e-mail|post|posta|team|welcome|willkommen|admin|praxis|kanzlei|cabinet|atelier|studio|reception|rezeption|receptie|empfang|recepcion|reception)(?:[-_.+][a-z0-9]{0,20})?$/i;
+
+/** Local parts of a department's inbox: a business's, but not its general one (bookings, sales, the shop). */
+export const DEPARTMENT_INBOX =
+  /^(?:sales|vertrieb|verkauf|vendite|ventes|ventas|myynti|enquiries|inquiries|booking|bookings|reservation|reservations|reservierung|reservierungen|prenotazioni|prenotazione|reservas|reserva|varaus|varaukset|service|kundenservice|support|shop|store|laden|negozio|boutique|order|orders|bestellung|bestellungen|ordini|commandes|pedidos|tilaus|tilaukset|termin|termine|appuntamenti|rendezvous|citas|marcacoes|ajanvaraus|hotel|restaurant|ristorante|events?|veranstaltungen|catering|gruppen|groups|export|import|einkauf|purchasing|acquisti|achats|compras|werkstatt|officina|atelier-service)(?:[-_.+][a-z0-9]{0,20})?$/i;
