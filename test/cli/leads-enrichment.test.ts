@@ -21,8 +21,9 @@ async function setup() {
     { placeId: "osm:node:3", name: "Down Dental", ...offsetKm(VADUZ.lat, VADUZ.lng, 1.5, 0), categories: ["dentist"], website: sites.url("down-dental.li") },
   ]);
   const server = await startTestServer(t.services);
+  const search = (json: unknown) => server.request("/api/v1/map-leads/search", { method: "POST", token: t.token, json });
   const args = ["--base-url", server.url, "--token", t.token, "leads", "search", "--lat", String(VADUZ.lat), "--lng", String(VADUZ.lng), "--keywords", "dentist"];
-  return { args, pages };
+  return { args, pages, search };
 }
 
 describe("outreach leads search: website failures and --refresh", () => {
@@ -38,6 +39,15 @@ describe("outreach leads search: website failures and --refresh", () => {
     expect(result.stderr).toContain("website enrichment failed for 2 of 3 sites:");
     expect(result.stderr).toMatch(/1 robots\.txt disallows/);
     expect(result.stderr).toMatch(/1 HTTP error/);
+  });
+
+  it("the API takes refresh as a boolean and names the field otherwise", async () => {
+    const { search } = await setup();
+    const bad = await search({ location: `${VADUZ.lat},${VADUZ.lng}`, lat: VADUZ.lat, lng: VADUZ.lng, keywords: "dentist", refresh: "yes" });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/refresh/);
+    const good = await search({ location: `${VADUZ.lat},${VADUZ.lng}`, lat: VADUZ.lat, lng: VADUZ.lng, keywords: "dentist", refresh: true });
+    expect(good.status).toBe(200);
   });
 
   it("--refresh reads the websites again instead of answering from the cache", async () => {
