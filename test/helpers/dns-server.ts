@@ -85,6 +85,9 @@ export async function startDnsServer(zone: TestZone = {}, mode: DnsServerMode = 
   for (let attempt = 0; attempt < 20; attempt++) {
     const server = dns2.createServer({ udp: true, tcp: true, handle });
     server.on("requestError", () => {});
+    // dns2 re-emits its UDP/TCP servers' errors on this emitter: without a listener, a TCP
+    // port taken by someone else (EADDRINUSE, below) throws before the retry sees it.
+    server.on("error", () => {});
     const udp = (server as any).servers.udp;
     const tcp = (server as any).servers.tcp;
     await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
