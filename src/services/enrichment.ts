@@ -68,6 +68,9 @@ export class EnrichmentService implements LeadEnricher {
     this.cache = new EnrichmentCacheRepo(db);
     this.tokens = new RetryTokensRepo(db);
     this.fetcher = this.buildFetcher();
+    // The workers load their modules (a few hundred ms) while the server starts, not
+    // during its first search; they never keep a process alive.
+    if (config.enrich) this.pool = new ExtractionPool();
     if (config.emailDnsCheck) {
       const lookup = new NodeDnsLookup({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, tries: config.dnsTries });
       this.emailCheck = new EmailDomainCheck(lookup, () => this.clock.now().getTime());
