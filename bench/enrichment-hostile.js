@@ -83,7 +83,7 @@ const pct = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.len
 
 const results = [];
 for (let run = 0; run < runs; run++) {
-  const fixtures = spawn(process.execPath, [fileURLToPath(new URL("./fixtures/hostile-server.js", import.meta.url)), String(siteCount)], { stdio: ["ignore", "pipe", "inherit"] });
+  const fixtures = spawn(process.execPath, [fileURLToPath(new URL("./fixtures/hostile-server.js", import.meta.url)), String(siteCount)], { stdio: ["pipe", "pipe", "inherit"] });
   const { sites, ordinary } = JSON.parse(await firstLine(fixtures, /\{.*\}\n/));
   const { dataDir, token } = prepareDataDir(sites, ordinary);
   const port = await freePort();
