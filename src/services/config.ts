@@ -42,6 +42,10 @@ export interface ServerConfig {
   authFailuresPerMinute: number;
   /** CIDRs of reverse proxies whose `X-Forwarded-For` names the client address. */
   trustedProxies: string[];
+  /** Drop found emails whose domain cannot receive mail (DNS through `dnsServers`; `OUTREACH_EMAIL_DNS_CHECK=0` turns it off). */
+  emailDnsCheck: boolean;
+  /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
+  proxy: { http?: string; https?: string; noProxy: string[] };
 }
 
 export class ConfigError extends Error {
@@ -63,6 +67,33 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   }
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "") return fallback;
+  if (["1", "true", "on", "yes"].includes(raw)) return true;
+  if (["0", "false", "off", "no"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 0 or 1 (got ${JSON.stringify(env[name])})`);
+}
+
+/** `HTTPS_PROXY` and friends, upper case first (as curl reads them); an empty value is unset. */
+function proxyVariable(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  for (const key of [name, name.toLowerCase()]) {
+    const raw = env[key]?.trim();
+    if (!raw) continue;
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
+    } catch {
+      throw new ConfigError(`${key} must be a proxy URL such as http://proxy.example:3128 (got ${JSON.stringify(raw)})`);
+    }
+    if (url.protocol !== "http:" || !url.hostname || (url.pathname !== "/" && url.pathname !== "")) {
+      throw new ConfigError(`${key} must be an http:// proxy URL with a host and an optional port (got ${JSON.stringify(raw)}); https:// and socks proxies are not supported`);
+    }
+    return url.href;
+  }
+  return undefined;
 }
 
 function cidr(value: string, name: string): string {
@@ -125,5 +156,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     shutdownTimeoutMs: integer(env, "OUTREACH_SHUTDOWN_TIMEOUT_MS", 15_000, 100, 600_000),
     authFailuresPerMinute: integer(env, "OUTREACH_AUTH_FAILURES_PER_MINUTE", 20, 0, 100_000),
     trustedProxies: list(env.OUTREACH_TRUSTED_PROXIES).map((v) => cidr(v, "OUTREACH_TRUSTED_PROXIES")),
+    emailDnsCheck: flag(env, "OUTREACH_EMAIL_DNS_CHECK", true),
+    proxy: { http: proxyVariable(env, "HTTP_PROXY"), https: proxyVariable(env, "HTTPS_PROXY"), noProxy: list(env.NO_PROXY ?? env.no_proxy) },
   };
 }

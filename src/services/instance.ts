@@ -60,6 +60,7 @@ export function openInstance(options: OpenInstanceOptions): Instance {
         if (closed) return;
         closed = true;
         void checkpointer?.stop();
+        services.enrichment.close();
         db.close();
       },
     };

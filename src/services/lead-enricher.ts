@@ -17,8 +17,8 @@ export interface LeadEnricher {
   enrichForSearch(
     teamId: string,
     leads: Lead[],
-    /** `cutoff` ends enrichment as if its budget ran out (the server is shutting down). */
-    options: { signal: AbortSignal; cutoff?: AbortSignal; onProgress?: (snapshot: Lead[]) => void },
+    /** `cutoff` ends enrichment as if its budget ran out (the server is shutting down); `refresh` crawls again instead of answering from the cache. */
+    options: { signal: AbortSignal; cutoff?: AbortSignal; refresh?: boolean; onProgress?: (snapshot: Lead[]) => void },
   ): Promise<EnrichmentRun>;
 }
 

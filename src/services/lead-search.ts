@@ -83,14 +83,14 @@ export class LeadSearchService {
     if (input.pageToken) {
       const state = this.tokens.verify(input.pageToken, team.id, params);
       this.assertContactRoom(team.id);
-      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null);
+      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null, input.refresh === true);
     }
 
     const { center } = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
     this.assertContactRoom(team.id);
     // Rules 5–6: a new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
-    return this.accepted(team.id, params, center, null, reservation.id, reservation.id);
+    return this.accepted(team.id, params, center, null, reservation.id, reservation.id, input.refresh === true);
   }
 
   /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
@@ -114,6 +114,7 @@ export class LeadSearchService {
     cursor: string | null,
     searchId: string,
     reservationId: string | null,
+    refresh: boolean,
   ): AcceptedSearch {
     const deps = this.deps;
     const tokens = this.tokens;
@@ -145,7 +146,7 @@ export class LeadSearchService {
         const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
         yield { type: "progress", data: { center, leads, nextPageToken } };
 
-        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
         signal.throwIfAborted();
         yield {
           type: "complete",
@@ -170,7 +171,7 @@ async function* enrich(
   enricher: LeadEnricher,
   teamId: string,
   leads: SearchResult["leads"],
-  { signal, cutoff }: { signal: AbortSignal; cutoff?: AbortSignal },
+  { signal, cutoff, refresh }: { signal: AbortSignal; cutoff?: AbortSignal; refresh: boolean },
   snapshot: (leads: SearchResult["leads"]) => SearchEvent["data"] & { leads: SearchResult["leads"] },
   log: (line: string) => void,
 ): AsyncGenerator<SearchEvent, { leads: SearchResult["leads"]; retryToken: string | null }> {
@@ -183,6 +184,7 @@ async function* enrich(
     .enrichForSearch(teamId, leads, {
       signal,
       cutoff,
+      refresh,
       onProgress: (s) => {
         pending.push(s);
         wake?.();

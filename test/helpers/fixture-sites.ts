@@ -54,6 +54,18 @@ export async function startFixtureSites(sites: FixtureMap): Promise<FixtureSites
   };
 }
 
+/**
+ * A page that hangs the first time it is asked for (until the client gives up, or 30 s)
+ * and answers at once afterwards: a site slower than a search's budget that a retry reads.
+ */
+export function slowFirstTime(body: string, firstDelayMs = 30_000): (req: IncomingMessage, res: ServerResponse) => void {
+  let asked = 0;
+  return (req, res) => {
+    const timer = setTimeout(() => res.destroyed || res.writeHead(200, { "content-type": "text/html" }).end(body), asked++ === 0 ? firstDelayMs : 0);
+    req.on("close", () => clearTimeout(timer));
+  };
+}
+
 /** A resolver for tests: every name is 127.0.0.1 (never real DNS). */
 export const fixtureLookup: LookupFunction = (_hostname, _options, callback) => {
   setImmediate(() => callback(null, [{ address: "127.0.0.1", family: 4 }]));

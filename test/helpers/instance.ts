@@ -24,7 +24,8 @@ export interface TestInstance extends Instance {
 /**
  * A data directory in a temp folder with an owner "Ada" of workspace "Acme" (plan
  * self-hosted unless given), a manual clock and test-friendly settings (no rate limit,
- * no enrichment unless asked).
+ * no enrichment unless asked, and no DNS check of found emails unless asked: it would
+ * ask the system's resolvers about fixture domains).
  */
 export function createTestInstance(
   options: { plan?: string; config?: Partial<ServerConfig>; env?: NodeJS.ProcessEnv; clock?: ManualClock; dataDir?: string } = {},
@@ -35,7 +36,7 @@ export function createTestInstance(
     dataDir,
     clock,
     env: { ...options.env },
-    config: { rateLimitPerMinute: 0, enrich: false, ...options.config },
+    config: { rateLimitPerMinute: 0, enrich: false, emailDnsCheck: false, ...options.config },
   });
   open.push(instance);
   const identity = instance.services.identity;

@@ -9,6 +9,7 @@ import type { Lead, SearchInput, SearchResult } from "../../core/schemas/lead.js
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import type { CliIO } from "../io.js";
+import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
 import { printRows } from "../output.js";
 import { registerLeadsRetry } from "./leads-retry.js";
@@ -29,6 +30,7 @@ interface SearchOptions {
   csv?: boolean;
   out?: string;
   complete?: boolean;
+  refresh?: boolean;
 }
 
 function number(flag: string, value: string | undefined): number | undefined {
@@ -59,6 +61,8 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
     lng: lng ?? null,
     locationPlaceId: options.placeId ?? null,
     pageToken: options.pageToken ?? null,
+    // Only sent when asked: a server that predates the flag rejects unknown fields.
+    ...(options.refresh ? { refresh: true } : {}),
   };
 }
 
@@ -122,6 +126,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--csv", "print CSV: one row per lead, socials and sources as columns")
     .option("--out <file>", "write the data to FILE instead of stdout")
     .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
+    .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
     .action(async (options: SearchOptions) => {
       const formats = [options.json, options.ndjson, options.csv].filter(Boolean).length;
       if (formats > 1) throw new UsageError("choose one of --json, --ndjson and --csv");
@@ -172,6 +177,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       } finally {
         sink.close();
       }
+      for (const line of enrichmentFailureSummary([...merged.values()])) ctx.info(line);
       if (!options.json && !options.ndjson) {
         ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
         if (last?.quota) ctx.info(quotaLine(last.quota));

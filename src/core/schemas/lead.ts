@@ -11,6 +11,8 @@ export const SearchInput = z
     locationPlaceId: z.string().min(1).max(512).nullable().optional(),
     lat: z.number().min(-90).max(90).nullable().optional(),
     lng: z.number().min(-180).max(180).nullable().optional(),
+    /** Addition: crawl the leads' websites again instead of answering from the enrichment cache. */
+    refresh: z.boolean().optional(),
   })
   .meta({ id: "SearchInput" });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -33,6 +35,19 @@ export const BusinessSource = z
   .meta({ id: "BusinessSource" });
 export type BusinessSource = z.infer<typeof BusinessSource>;
 
+/** Why website enrichment of a lead failed (an addition, docs/api.md "Website enrichment"). */
+export const EnrichmentErrorCode = z.enum(["robots", "timeout", "tls", "http_status", "network", "blocked", "too_large", "not_text", "redirects", "bad_url", "unreadable", "undeliverable", "error"]);
+export type EnrichmentErrorCode = z.infer<typeof EnrichmentErrorCode>;
+export const EnrichmentError = z
+  .object({
+    code: EnrichmentErrorCode,
+    message: z.string().max(500),
+    /** The HTTP status, for `http_status`. */
+    status: z.number().int().min(100).max(999).optional(),
+  })
+  .meta({ id: "EnrichmentError" });
+export type EnrichmentError = z.infer<typeof EnrichmentError>;
+
 /** service-api.md 2.3. Producers trim, cap and drop invalid values rather than emit them. */
 export const Lead = z
   .object({
@@ -51,6 +66,8 @@ export const Lead = z
     businessSummary: z.string().max(1200).optional(),
     businessSources: z.array(BusinessSource).max(4).optional(),
     enrichmentPending: z.boolean().optional(),
+    /** Addition: the lead's website could not be read, and why (absent when it was read or not tried). */
+    enrichmentError: EnrichmentError.optional(),
   })
   .meta({ id: "Lead" });
 export type Lead = z.infer<typeof Lead>;
