@@ -8,7 +8,7 @@ import { readJsonBody } from "./body.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { patternToRegExp, type RouteContext, type RouteSpec } from "./route.js";
+import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
 import { WriteTurns } from "./write-turns.js";
 
@@ -100,24 +100,25 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         if (draining) throw new AppError("shutting_down", "the server is shutting down");
         principal = authenticate(spec, request);
         rateLimit(principal, headers);
-        const params = getRouterParams(event, { decode: true }) as Record<string, string>;
+        const path = getRouterParams(event, { decode: true }) as Record<string, string>;
+        const params = spec.params ? parseOrThrow(spec.params, path, "path") : path;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
         if (spec.method !== "GET") await writeTurns.next();
-        const ctx: RouteContext<unknown, unknown> = {
+        const ctx: AnyRouteContext = {
           event,
           request,
           services,
-          principal: principal!,
+          principal,
           body,
           query,
           params,
           signal: request.signal,
           cutoff: cutoff.signal,
-          wantsNdjson: spec.ndjson === true && wantsNdjson(request),
+          wantsNdjson: spec.stream !== undefined && wantsNdjson(request),
           log,
         };
-        const result = await spec.handler(ctx as never);
+        const result = await spec.handler(ctx);
         if (result instanceof Response) return withHeaders(result, headers);
         return jsonResponse(spec.successStatus ?? 200, result, headers);
       } catch (err) {

@@ -32,7 +32,7 @@ export class AuthThrottle {
   private readonly proxies: Array<[Address, number]>;
 
   constructor(limitPerMinute: number, clock: Clock, trustedProxies: readonly string[]) {
-    this.failures = new RateLimiter(limitPerMinute, clock);
+    this.failures = new RateLimiter({ limitPerMinute, clock });
     this.proxies = trustedProxies.map((cidr) => ipaddr.parseCIDR(cidr));
   }
 

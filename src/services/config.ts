@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 
 /**
- * The server's settings, read once from the environment (decisions.md, "Server
+ * The server's settings, read once from the environment (docs/self-hosting.md, "Settings
  * settings"). Every value is checked here so a typo fails at start-up with a message
  * naming the variable, rather than at the first request.
  */

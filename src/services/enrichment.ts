@@ -15,8 +15,9 @@ import { EmailDomainCheck } from "./email-domains.js";
 import { enrichmentErrorOf, parseCachedFailure } from "./enrichment-errors.js";
 import type { EnrichmentRun, LeadEnricher } from "./lead-enricher.js";
 import { mergeFacts, planFor } from "./lead-facts.js";
+import type { ServiceDeps } from "./deps.js";
 
-/** service-api.md 3.2 / 4.2. */
+/** Retry tokens and what they cover (docs/api.md, "Endpoint 2"). */
 export const RETRY_TOKEN_TTL_MS = 15 * 60_000;
 export const RETRY_MAX_LEADS = 20;
 
@@ -45,7 +46,7 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 /**
- * Website enrichment of leads (issue 4): every site crawled concurrently (the fetcher
+ * Website enrichment of leads (docs/api.md): every site crawled concurrently (the fetcher
  * enforces 2 connections per host and a global limit), each within a per-site budget,
  * all within the caller's total budget; results cached per registrable domain.
  *
@@ -62,16 +63,20 @@ export class EnrichmentService implements LeadEnricher {
   /** Addresses dropped because their domain cannot receive mail, since start (figures and logs). */
   emailsDropped = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly config: ServerConfig,
-  ) {
-    this.cache = new EnrichmentCacheRepo(db);
-    this.tokens = new RetryTokensRepo(db);
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly config: ServerConfig;
+
+  constructor(deps: Pick<ServiceDeps, "db" | "clock" | "config">) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.config = deps.config;
+    this.cache = new EnrichmentCacheRepo(deps.db);
+    this.tokens = new RetryTokensRepo(deps.db);
     this.fetcher = this.buildFetcher();
     // The workers load their modules (a few hundred ms) while the server starts, not
     // during its first search; they never keep a process alive.
+    const config = deps.config;
     if (config.enrich) this.pool = new ExtractionPool();
     if (config.emailDnsCheck) {
       const lookup = new NodeDnsLookup({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, tries: config.dnsTries });
@@ -151,7 +156,7 @@ export class EnrichmentService implements LeadEnricher {
   /**
    * Endpoint 2, step 2: enrich the redeemed leads again, with the retry's longer budget
    * and without trusting recent failures. Every lead comes back `enrichmentPending: false`,
-   * found or not (service-api.md 3.3).
+   * found or not (docs/api.md, "Endpoint 2").
    */
   async enrichRedeemed(leads: Lead[], options: EnrichOptions = {}): Promise<Lead[]> {
     const settled = (list: Lead[]) => list.map((lead) => ({ ...lead, enrichmentPending: false }));

@@ -5,6 +5,8 @@ import { loadKeyring } from "../core/crypto.js";
 import { startCheckpointer, type Checkpointer } from "../store/checkpointer.js";
 import { DATABASE_FILE_NAME, openDatabase } from "../store/db.js";
 import { loadServerConfig, type ServerConfig } from "./config.js";
+import { backfillContactNgrams } from "./contact-ngram-backfill.js";
+import { generateDkimKey, type DkimKeyGenerator } from "./dkim-keys.js";
 import { createServices, type Services } from "./index.js";
 
 /** `--data-dir`, else `OUTREACH_DATA_DIR`, else `$XDG_DATA_HOME/outreach` (`~/.local/share/outreach`). */
@@ -37,6 +39,8 @@ export interface OpenInstanceOptions {
   clock?: Clock;
   /** Overrides of settings that would otherwise come from the environment (tests). */
   config?: Partial<ServerConfig>;
+  /** The DKIM key generator of new sending domains (tests pass a fast one). */
+  dkimKeys?: DkimKeyGenerator;
 }
 
 export function openInstance(options: OpenInstanceOptions): Instance {
@@ -46,7 +50,9 @@ export function openInstance(options: OpenInstanceOptions): Instance {
   const db = openDatabase(databasePath(options.dataDir));
   try {
     const keyring = loadKeyring(options.dataDir, env, clock.now());
-    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir });
+    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir, dkimKeys: options.dkimKeys ?? generateDkimKey });
+    // Contacts stored before the 4/5-gram index get theirs (once; a no-op afterwards).
+    backfillContactNgrams({ db, keys: services.keys });
     let closed = false;
     let checkpointer: Checkpointer | undefined;
     return {

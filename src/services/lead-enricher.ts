@@ -21,10 +21,3 @@ export interface LeadEnricher {
     options: { signal: AbortSignal; cutoff?: AbortSignal; refresh?: boolean; onProgress?: (snapshot: Lead[]) => void },
   ): Promise<EnrichmentRun>;
 }
-
-/** Enrichment off (`OUTREACH_ENRICH=0`, or not wired yet): leads pass through unchanged. */
-export const passThroughEnricher: LeadEnricher = {
-  async enrichForSearch(_teamId, leads) {
-    return { leads, retryToken: null };
-  },
-};

@@ -8,7 +8,7 @@ import type { LatLng } from "../core/geo.js";
 export const PAGE_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 const PURPOSE = "page-token";
 
-/** The parameters a page token is bound to (decisions.md): the same on every page. */
+/** The parameters a page token is bound to (docs/api.md, "Pages"): the same on every page. */
 export interface SearchParameters {
   location: string;
   keywords: string;

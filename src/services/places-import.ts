@@ -1,11 +1,11 @@
 import { basename, resolve } from "node:path";
-import type { Clock } from "../core/clock.js";
 import { badRequest } from "../core/errors.js";
 import { importerFor } from "../providers/places/importers/index.js";
-import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
-import type { Db } from "../store/db.js";
+import type { BoundingBox } from "../core/geo.js";
+import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -65,7 +65,7 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-/** A cleaned place in column form (JSON serialised, category text for FTS). */
+/** A cleaned place in column form (JSON serialised; the categories also as one text for the term index). */
 export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
   return {
     placeId: place.placeId,
@@ -102,20 +102,17 @@ export class PlacesImportService {
   private placesRepo?: PlacesRepo;
   private postingsRepo?: PlacePostingsRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {}
 
   /** Made on first use: the server, which never imports, prepares none of this. */
   get repo(): PlacesRepo {
-    this.placesRepo ??= new PlacesRepo(this.db);
+    this.placesRepo ??= new PlacesRepo(this.deps.db);
     return this.placesRepo;
   }
 
   /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
   private get postings(): PlacePostingsRepo {
-    this.postingsRepo ??= new PlacePostingsRepo(this.db);
+    this.postingsRepo ??= new PlacePostingsRepo(this.deps.db);
     return this.postingsRepo;
   }
 
@@ -132,7 +129,7 @@ export class PlacesImportService {
     }
     // Kind and licence are known from the format; the data date may come from the data.
     const provisional = importer.source();
-    const source = this.repo.beginSource({ ...provisional, name, now: this.clock.now().toISOString() });
+    const source = this.repo.beginSource({ ...provisional, name, now: this.deps.clock.now().toISOString() });
     const counts = { added: 0, updated: 0, unchanged: 0 };
     const skipped: Partial<Record<SkipReason, number>> = {};
     const rejectedRows: string[] = [];
@@ -141,7 +138,7 @@ export class PlacesImportService {
     let batch: PlaceWrite[] = [];
     const flush = () => {
       if (batch.length === 0) return;
-      const result = this.repo.upsertBatch(source.id, batch, this.clock.now().toISOString());
+      const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
       counts.added += result.added;
       counts.updated += result.updated;
       counts.unchanged += result.unchanged;
@@ -172,7 +169,7 @@ export class PlacesImportService {
       throw err;
     }
     const info = importer.source();
-    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.clock.now().toISOString() });
+    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString() });
     removed += gone;
     this.postings.refresh();
     this.repo.rebuildLocalities();

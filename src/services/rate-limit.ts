@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import type { ServiceDeps } from "./deps.js";
 
 export interface RateDecision {
   allowed: boolean;
@@ -21,12 +22,15 @@ export class RateLimiter {
   private readonly burstMs: number;
   private calls = 0;
 
-  constructor(
-    readonly limit: number,
-    private readonly clock: Clock,
-    windowMs = 60_000,
-  ) {
-    this.intervalMs = limit > 0 ? windowMs / limit : 0;
+  /** Requests per minute per key; 0 turns the limit off. */
+  readonly limit: number;
+  private readonly clock: Clock;
+
+  constructor(deps: Pick<ServiceDeps, "clock"> & { limitPerMinute: number }) {
+    const windowMs = 60_000;
+    this.limit = deps.limitPerMinute;
+    this.clock = deps.clock;
+    this.intervalMs = this.limit > 0 ? windowMs / this.limit : 0;
     this.burstMs = windowMs;
   }
 

@@ -1,11 +1,13 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIGRATIONS, type Migration } from "./migrations/index.js";
+import type { Db } from "./connection.js";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { Migration } from "./migrations/migration.js";
 import { registerPlaceTermsFunction } from "./place-terms.js";
 import { preparePrivateFile } from "./private-files.js";
 
-export type Db = Database.Database;
+export type { Db } from "./connection.js";
 
 export class StoreError extends Error {
   override name = "StoreError";

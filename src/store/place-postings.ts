@@ -1,5 +1,5 @@
 import { endianness } from "node:os";
-import type { Db } from "./db.js";
+import type { Db } from "./connection.js";
 
 /**
  * The term index packed for reading (migration 013): one row per (grid cell, word) whose
@@ -70,18 +70,6 @@ const MAX_EXACT_WORDS = 4;
 function exactParameters(exactWords: readonly string[]): string[] {
   if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
   return Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
-}
-
-/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
-export function cellRanges(cells: readonly number[]): Array<[number, number]> {
-  const sorted = [...cells].sort((a, b) => a - b);
-  const ranges: Array<[number, number]> = [];
-  for (const cell of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
-    else ranges.push([cell, cell]);
-  }
-  return ranges;
 }
 
 export class PlacePostingsRepo {

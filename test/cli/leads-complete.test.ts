@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SearchResult } from "../../src/core/schemas/lead.js";
 import { runCli } from "../helpers/cli.js";
-import { fixtureLookup, slowFirstTime, startFixtureSites } from "../helpers/fixture-sites.js";
+import { fixtureLookup, startFixtureSites } from "../helpers/fixture-sites.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { insertPlaces, offsetKm, VADUZ } from "../helpers/places.js";
 import { startTestServer } from "../helpers/server.js";
@@ -9,8 +9,8 @@ import { startTestServer } from "../helpers/server.js";
 async function setup() {
   const sites = await startFixtureSites({
     "fast-dental.li": { "/": '<a href="mailto:praxis@fast-dental.li">Mail</a>' },
-    // Its homepage hangs the first time (beyond the search's budget) and answers at once afterwards (the retry).
-    "slow-dental.li": { "/": slowFirstTime('<a href="mailto:hallo@slow-dental.li">Mail</a>') },
+    // Slower than the search's enrichment budget (never answers its first request), fine for the retry.
+    "slow-dental.li": { "/": { body: '<a href="mailto:hallo@slow-dental.li">Mail</a>', holdFirst: true } },
   });
   const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 5000 } });
   t.services.enrichment.useResolver(fixtureLookup);

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { unusedPort } from "./ports.js";
 
-/** The built launcher (`npm test` builds dist/ first). */
-export const BIN = join(fileURLToPath(new URL("../..", import.meta.url)), "bin", "outreach.js");
+import { BIN } from "./built-bin.js";
+
+export { BIN };
 
 export interface BinResult {
   code: number | null;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/app.js";
 import { drain } from "../../src/server/drain.js";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
-import { defineRoute } from "../../src/server/route.js";
+import type { AnyRouteContext, RouteSpec } from "../../src/server/route.js";
 import { z } from "zod";
 import { createTestInstance } from "../helpers/instance.js";
 
@@ -17,16 +17,16 @@ afterEach(async () => {
   }
 });
 
+/** A route of this test only (not in the contract): an addition answering anyone. */
+const testRoute = (spec: Omit<RouteSpec, "id" | "operationId" | "summary" | "tag" | "auth" | "addition" | "endpoint">): RouteSpec =>
+  ({ ...spec, id: spec.path, operationId: spec.path.slice(1), summary: "test", tag: "test", auth: "none", addition: true }) as RouteSpec;
+
 /** A route that answers when the drain's cut-off aborts, or after `?ms=`: an in-flight request. */
-const slow = defineRoute({
+const slow = testRoute({
   method: "GET",
   path: "/slow",
-  operationId: "slow",
-  summary: "test",
-  tag: "test",
-  auth: "none",
   response: z.object({ cut: z.boolean() }),
-  handler: ({ cutoff, query }) =>
+  handler: ({ cutoff, query }: AnyRouteContext) =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve({ cut: false }), Number((query as { ms?: string } | undefined)?.ms ?? 60_000));
       cutoff.addEventListener("abort", () => {
@@ -38,7 +38,7 @@ const slow = defineRoute({
 });
 
 /** Never answers: only the deadline ends it. */
-const stuck = defineRoute({ method: "GET", path: "/stuck", operationId: "stuck", summary: "test", tag: "test", auth: "none", response: z.object({}), handler: () => new Promise(() => {}) });
+const stuck = testRoute({ method: "GET", path: "/stuck", response: z.object({}), handler: () => new Promise(() => {}) });
 
 async function serve(routes = [slow, stuck]) {
   const t = createTestInstance();

@@ -151,7 +151,7 @@ describe("team API keys over a real socket", () => {
     expect((await server.request("/api/v1/settings/team-api-keys", { token: member.token })).status).toBe(200);
     const create = await server.request("/api/v1/settings/team-api-keys", { method: "POST", token: member.token, json: { name: "x", scopes: ["campaigns:trigger"] } });
     expect(create.status).toBe(403);
-    expect((await create.json()).error).toBe("only owners and admins can create team API keys");
+    expect((await create.json()).error).toBe("only an owner or admin of the workspace can create team API keys (your role: member)");
     expect((await rotate(server, member.token, issued.apiKey.id)).status).toBe(403);
     expect((await revoke(server, member.token, issued.apiKey.id)).status).toBe(403);
     expect(await keyStatus(server, issued.key)).toBe(404);

@@ -3,7 +3,7 @@ import { createApp } from "../../server/app.js";
 import { drain } from "../../server/drain.js";
 import { startServer } from "../../server/listen.js";
 import type { CommandContext } from "../context.js";
-import { UsageError } from "../exit-codes.js";
+import { intFlag } from "../flags.js";
 import { example } from "./shared.js";
 
 export function registerServe(program: Command, ctx: CommandContext): void {
@@ -14,12 +14,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--port <port>", "port to listen on", "8787")
     .option("--shutdown-timeout <ms>", "after SIGINT/SIGTERM, how long in-flight requests may take (env OUTREACH_SHUTDOWN_TIMEOUT_MS, default 15000)")
     .action(async (options: { host: string; port: string; shutdownTimeout?: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535 (got ${options.port})`);
-      const flagTimeout = options.shutdownTimeout === undefined ? undefined : Number(options.shutdownTimeout);
-      if (flagTimeout !== undefined && (!Number.isInteger(flagTimeout) || flagTimeout < 100 || flagTimeout > 600_000)) {
-        throw new UsageError(`--shutdown-timeout must be an integer from 100 to 600000 milliseconds (got ${options.shutdownTimeout})`);
-      }
+      const port = intFlag("--port", options.port, { min: 0, max: 65535 })!;
+      const flagTimeout = intFlag("--shutdown-timeout", options.shutdownTimeout, { min: 100, max: 600_000 });
       const dataDir = ctx.dataDir();
       const instance = ctx.openInstance(dataDir);
       const timeoutMs = flagTimeout ?? instance.services.deps.config.shutdownTimeoutMs;

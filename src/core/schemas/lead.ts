@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Quota } from "./quota.js";
 
-/** service-api.md 2.1: the body of the lead search. Every bound is enforced (400 names the field). */
+/** The body of the lead search (endpoint 1). Every bound is enforced (400 names the field). */
 export const SearchInput = z
   .strictObject({
     location: z.string().trim().min(1).max(300),
@@ -48,7 +48,7 @@ export const EnrichmentError = z
   .meta({ id: "EnrichmentError" });
 export type EnrichmentError = z.infer<typeof EnrichmentError>;
 
-/** service-api.md 2.3. Producers trim, cap and drop invalid values rather than emit them. */
+/** A lead. Producers clean their values by the lead-value rules (docs/api.md, "Lead values") rather than emit invalid ones. */
 export const Lead = z
   .object({
     placeId: z.string().min(1).max(512),
@@ -74,7 +74,7 @@ export type Lead = z.infer<typeof Lead>;
 
 export const Center = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) });
 
-/** service-api.md 2.2. */
+/** The answer of the lead search: one page. */
 export const SearchResult = z
   .object({
     center: Center,
@@ -85,6 +85,10 @@ export const SearchResult = z
   })
   .meta({ id: "SearchResult" });
 export type SearchResult = z.infer<typeof SearchResult>;
+
+/** An NDJSON `progress` line of the search: the leads so far (the page, then each enrichment snapshot). */
+export const SearchProgress = SearchResult.partial().required({ leads: true });
+export type SearchProgress = z.infer<typeof SearchProgress>;
 
 /** Endpoint 2 body. */
 export const EnrichmentRetryInput = z.strictObject({ token: z.uuid() }).meta({ id: "EnrichmentRetryInput" });

@@ -24,7 +24,7 @@ export interface GeocodeResult {
 const POSTCODE = /^(?=.*\d)[a-z0-9-]{3,10}$/i;
 
 /**
- * Offline geocoding, in the order issue 3 sets: explicit coordinates; a provider place ID;
+ * Offline geocoding, in the order docs/api.md ("Centre") gives: explicit coordinates; a provider place ID;
  * then the free-text location against the locality/postcode index built from the
  * imported places ("München", "9490 Vaduz"), then against the GeoNames gazetteer
  * ("Vaduz, Liechtenstein", "Paris, FR", "Paris, Texas"), population breaking ties.

@@ -1,11 +1,12 @@
 import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
-import { toLead } from "../../core/lead-bounds.js";
+import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
-import { PlaceSearchRepo, type Candidate, type PlaceRow } from "../../store/place-search.js";
-import { cellsOfCircle, PlaceTermsRepo, type TermHit } from "../../store/place-terms.js";
-import { cellRanges, PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
+import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
+import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
+import { PlaceTermsRepo, type TermHit } from "../../store/place-terms.js";
+import { PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
 import { keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
 import { TermMatches, type Ranked } from "./term-matches.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
@@ -26,6 +27,15 @@ const MAX_CELLS = 60_000;
 const TERM_FIRST_MIN_CELLS = 400;
 const TERM_FIRST_FACTOR = 8;
 
+/**
+ * How a keyword prefix's postings are read in a circle of `cells` fresh cells that make
+ * `ranges` runs of consecutive cells, when the prefix has `words` words: cell by cell, or
+ * per word and range.
+ */
+export function termReadOf(cells: number, ranges: number, words: number): "cells" | "ranges" {
+  return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
+}
+
 /** Two records of one business from two sources: same normalised name within this distance. */
 const DUPLICATE_KM = 0.1;
 
@@ -36,9 +46,6 @@ function parseCursor(cursor: string | null): number {
   if (!m) throw new Error(`malformed local cursor ${JSON.stringify(cursor)}`);
   return Number(m[1]);
 }
-
-/** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text scored. */
-export type QueryPlan = "term-index" | "box-scan";
 
 /**
  * The embedded provider: searches the local places index (imported OSM/Overture/CSV data).
@@ -52,12 +59,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly terms: PlaceTermsRepo;
   private readonly postings: PlacePostingsRepo;
   private readonly inReadTransaction: (read: () => Ranked[]) => Ranked[];
-  /** The plan of the last search (tests and the bench look at it). */
-  lastPlan: QueryPlan | undefined;
-  /** How the last term-index search read its postings: cell by cell, by (word, cell range), or both (one per prefix). */
-  lastTermReads = new Set<"cells" | "ranges">();
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.repo = new PlaceSearchRepo(db);
     this.terms = new PlaceTermsRepo(db);
     this.postings = new PlacePostingsRepo(db);
@@ -99,7 +102,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     if (terms.length === 0) return [];
     const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
     if (!cells) return this.boxScan(center, radiusKm, terms);
-    this.lastPlan = "term-index";
     return this.termIndexMatches(cells, center, radiusKm, terms);
   }
 
@@ -124,7 +126,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     let freshRanges: Array<[number, number]> | undefined;
     const staleCells = [...stale];
     const matches = new TermMatches(center, radiusKm, terms.length);
-    this.lastTermReads.clear();
     for (let t = 0; t < terms.length; t++) {
       const term = terms[t]!;
       const exactWords = [term.word, ...term.prefixes];
@@ -136,9 +137,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         if (fresh.length > TERM_FIRST_MIN_CELLS) {
           freshRanges ??= cellRanges(fresh);
           const words = this.postings.termsWithPrefix(prefix);
-          chunks = words.length * freshRanges.length * TERM_FIRST_FACTOR < fresh.length ? this.postings.scanRanges(words, freshRanges, exactWords) : undefined;
+          if (termReadOf(fresh.length, freshRanges.length, words.length) === "ranges") chunks = this.postings.scanRanges(words, freshRanges, exactWords);
         }
-        this.lastTermReads.add(chunks ? "ranges" : "cells");
         chunks ??= this.postings.scan(freshJson, prefix, exactWords);
         if (staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(staleCells, prefix, exactWords, center, radiusKm)));
         if (t === 0) matches.reserve(chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0));
@@ -159,7 +159,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 
   /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. Public for the bench. */
   boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    this.lastPlan = "box-scan";
     const score = relevanceScorer(terms);
     const ranked: Ranked[] = [];
     for (const c of this.repo.boxCandidates(circleBoxes(center, radiusKm))) {
@@ -255,7 +254,7 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-/** A `places` row as a Lead within every 2.3 bound. */
+/** A `places` row as a Lead, by the lead-value rules (docs/api.md, "Lead values"). */
 export function leadFromRow(row: PlaceRow): Lead | undefined {
   return toLead({
     placeId: row.place_id,

@@ -12,10 +12,10 @@ import {
   formatAddress,
   socialsOrNull,
   socialNetworkOf,
-} from "./lead-values.js";
+} from "../../core/lead-values.js";
 import type { ImportItem } from "./place-record.js";
 
-/** The tags that make an element a business (field-notes.md §1, ../shared/data/README.md). */
+/** The tags that make an element a business (docs/api.md, "Places index"). */
 export const BUSINESS_KEYS = ["shop", "amenity", "craft", "office", "healthcare", "tourism"] as const;
 
 /**
@@ -93,7 +93,7 @@ function first(tags: Record<string, string>, ...keys: string[]): string | undefi
 }
 
 /**
- * One OSM element → a place (field-notes.md §1) or the reason it is skipped. `type` and
+ * One OSM element → a place or the reason it is skipped. `type` and
  * `id` make the stable place ID (`osm:node:123`).
  */
 export function osmElementToItem(type: "node" | "way", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {

@@ -33,7 +33,7 @@ export interface ExtractionPoolOptions {
  *
  * Workers load the compiled `extract/extract-worker.js`. Running from the TypeScript
  * sources (vitest), that file does not exist beside this one, so the build's copy in
- * `dist/` is used: `npm test` builds first.
+ * `dist/` is used: the test run's global setup (test/global-setup.ts) writes it first.
  */
 export class ExtractionPool implements PageExtractor {
   private readonly pool: Piscina;

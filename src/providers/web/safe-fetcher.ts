@@ -13,7 +13,7 @@ import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAn
 
 /**
  * Fetching strangers' websites without letting them reach inside our network (SSRF),
- * field-notes.md §4. Three layers, each sufficient against a different trick:
+ * docs/api.md, "Safe fetching". Three layers, each sufficient against a different trick:
  *
  * 1. The URL is checked before anything happens: http/https only, ports 80/443 (other
  *    ports only towards the operator's allow-list), no userinfo, and IP-literal hosts in

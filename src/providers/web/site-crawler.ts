@@ -7,7 +7,7 @@ import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./ext
 import { commonPaths, KIND_SCORE, pageKey, type PageKind } from "./link-ranking.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
-/** What one business website tells us. Every value already fits the bounds of Lead (service-api.md 2.3). */
+/** What one business website tells us. Every value already fits the bounds of Lead (docs/api.md, "Lead values"). */
 export interface SiteFacts {
   email: string | null;
   /** The next-best addresses, best first (the service drops those whose domain cannot receive mail). */
@@ -23,7 +23,7 @@ export interface SiteFacts {
 
 export interface CrawlOptions {
   signal?: AbortSignal;
-  /** Pages per site, homepage included (field-notes: 5–10). */
+  /** Pages per site, homepage included: contact and imprint pages are found within a handful. */
   pageBudget?: number;
   /** The business's name (from the place data): addresses and profiles that carry it are the business's. */
   businessName?: string;

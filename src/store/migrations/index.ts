@@ -1,4 +1,3 @@
-import type { Db } from "../db.js";
 import { identity } from "./001-identity.js";
 import { places } from "./002-places.js";
 import { contacts } from "./003-contacts.js";
@@ -12,11 +11,10 @@ import { searchQuota } from "./010-search-quota.js";
 import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
+import { dropPlacesFts } from "./014-drop-places-fts.js";
+import type { Migration } from "./migration.js";
 
-export interface Migration {
-  name: string;
-  up(db: Db): void;
-}
+export type { Migration } from "./migration.js";
 
 /**
  * Append-only. A migration's version is its position in this list (1-based) and is
@@ -36,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   placeTerms,
   contactNgrams,
   placePostings,
+  dropPlacesFts,
 ];

@@ -11,10 +11,8 @@ import { readTaggedElements } from "../../../src/providers/places/importers/pbf-
 import { KEPT_TAG_KEYS } from "../../../src/providers/places/osm-tags.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { collectImport, dataFile, LIECHTENSTEIN, MONACO, MUNICH, near } from "../../helpers/places-data.js";
+import { collectImport, helsinkiPbf, liechtensteinPbf, londonPbf, monacoPbf, munichPbf, near } from "../../helpers/places-data.js";
 
-const HELSINKI = dataFile("helsinki-centre-2019-04.osm.pbf");
-const LONDON = dataFile("london-city-2020-07-20.osm.pbf");
 
 const collect = collectImport;
 
@@ -61,7 +59,7 @@ function ourTaggedElements(data: Buffer) {
 
 describe("OSM PBF importer", () => {
   test("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
-    const importer = new OsmPbfImporter(LIECHTENSTEIN);
+    const importer = new OsmPbfImporter(liechtensteinPbf());
     const { places, skipped } = await collect(importer.read({}));
     expect(near(places.length, 591)).toBe(true);
     expect(near(places.filter((p) => p.website).length, 193, 0.1)).toBe(true);
@@ -86,7 +84,7 @@ describe("OSM PBF importer", () => {
   });
 
   test("a business mapped as a building outline is placed at the centroid of its nodes", async () => {
-    const { places } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({}));
+    const { places } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({}));
     const museum = places.find((p) => p.placeId === "osm:way:28712148");
     expect(museum).toMatchObject({
       name: "Kunstmuseum Liechtenstein",
@@ -97,14 +95,14 @@ describe("OSM PBF importer", () => {
     });
     // Independently: the library's own stream, the way's refs, the mean of their nodes.
     let refs: number[] = [];
-    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+    for await (const el of createOSMStream(liechtensteinPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; refs?: number[] };
       if (e.type === "way" && e.id === 28712148) refs = [...new Set(e.refs)];
     }
     const wanted = new Set(refs);
     let lat = 0;
     let lng = 0;
-    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+    for await (const el of createOSMStream(liechtensteinPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; lat: number; lon: number };
       if (e.type === "node" && wanted.has(e.id)) {
         lat += e.lat;
@@ -119,7 +117,7 @@ describe("OSM PBF importer", () => {
   test("the lean second-pass decoder gives every node the library gives, at the same coordinates", async () => {
     let nodes = 0;
     let sawWaysBlock = false;
-    for await (const block of readPbfBlocks(MONACO, "monaco")) {
+    for await (const block of readPbfBlocks(monacoPbf(), "monaco")) {
       if (block.type !== "OSMData") continue;
       const expected = (parsePrimitiveBlock(block.data, { node: false, way: false, relation: false } as never) as { type: string; id: number; lat: number; lon: number }[])
         .filter((e) => e.type === "node");
@@ -141,7 +139,7 @@ describe("OSM PBF importer", () => {
 
   test("the first-pass decoder gives exactly the library's tagged nodes and ways (kept tags, refs, coordinates to the bit) on every PBF in ../shared/data", async () => {
     let compared = 0;
-    for (const file of [LIECHTENSTEIN, MONACO, MUNICH, HELSINKI, LONDON]) {
+    for (const file of [liechtensteinPbf(), monacoPbf(), munichPbf(), helsinkiPbf(), londonPbf()]) {
       for await (const block of readPbfBlocks(file, file)) {
         if (block.type !== "OSMData") continue;
         const expected = libraryTaggedElements(block.data);
@@ -169,14 +167,14 @@ describe("OSM PBF importer", () => {
   });
 
   test("Monaco: about 584 businesses", async () => {
-    const { places } = await collect(new OsmPbfImporter(MONACO).read({}));
+    const { places } = await collect(new OsmPbfImporter(monacoPbf()).read({}));
     expect(near(places.length, 584)).toBe(true);
     expect(near(places.filter((p) => p.website).length, 198, 0.1)).toBe(true);
   });
 
   test("--bbox keeps only places inside the box", async () => {
     const box = { minLng: 9.5, minLat: 47.13, maxLng: 9.53, maxLat: 47.15 };
-    const { places, skipped } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({ bbox: box }));
+    const { places, skipped } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({ bbox: box }));
     expect(places.length).toBeGreaterThan(20);
     expect(skipped["outside bbox"]).toBeGreaterThan(300);
     for (const p of places) {

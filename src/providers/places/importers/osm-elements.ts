@@ -1,5 +1,6 @@
 import { hasBusinessTag, osmElementToItem, osmSkipReason } from "../osm-tags.js";
-import { insideBox, type BoundingBox, type ImportItem } from "../place-record.js";
+import { insideBox, type BoundingBox } from "../../../core/geo.js";
+import type { ImportItem } from "../place-record.js";
 
 /**
  * The format-independent half of the OSM importers (PBF and XML): nodes become places at

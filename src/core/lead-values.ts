@@ -1,14 +1,18 @@
 import { parse as parseDomain } from "tldts";
-import type { Socials } from "../../core/schemas/lead.js";
-import { capLength, collapseWhitespace } from "../../core/text.js";
+import type { Lead, Socials } from "./schemas/lead.js";
+import { capLength, collapseWhitespace } from "./text.js";
 
 /**
- * Cleaning of single values to the Lead bounds of service-api.md 2.3. Each function
- * returns null for a value that cannot be made valid: a lead with no phone is better
- * than a lead with a broken one.
+ * The one set of rules that turns a business's values from any source into Lead values
+ * within their bounds (docs/api.md, "Lead values"): the importers use it when they store a
+ * place, the places provider when it turns a stored row into a lead (`toLead`), and any
+ * later provider for what it receives. One rule per field. Each function returns null for
+ * a value that cannot be made valid: a lead with no phone is better than a lead with a
+ * broken one.
  */
 
 export const BOUNDS = {
+  placeId: 512,
   name: 300,
   address: 500,
   website: 2048,
@@ -23,18 +27,18 @@ export const BOUNDS = {
 } as const;
 
 /** OSM packs several values into one tag with `;`: the first is the main one. */
-function firstOf(value: string | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
+function firstOf(value: unknown): string | null {
+  if (typeof value !== "string") return null;
   const first = value.split(";")[0];
   if (first === undefined) return null;
   const cleaned = collapseWhitespace(first);
   return cleaned === "" ? null : cleaned;
 }
 
-/** A free-text value: whitespace collapsed, capped, null when empty. */
-export function cleanText(value: string | null | undefined, max: number = BOUNDS.short): string | null {
-  if (value === null || value === undefined) return null;
-  const cleaned = collapseWhitespace(String(value));
+/** A free-text value: whitespace collapsed, capped (never mid-character), null when empty or not text. */
+export function cleanText(value: unknown, max: number = BOUNDS.short): string | null {
+  if (typeof value !== "string") return null;
+  const cleaned = collapseWhitespace(value);
   return cleaned === "" ? null : capLength(cleaned, max);
 }
 
@@ -42,7 +46,7 @@ export function cleanText(value: string | null | undefined, max: number = BOUNDS
  * A website URL: http(s) only (a bare `example.com` gets `https://`), a host with a
  * real public suffix (drops "n/a", "facebook" and the like), no credentials, ≤ 2048.
  */
-export function cleanWebsite(value: string | null | undefined): string | null {
+export function cleanWebsite(value: unknown): string | null {
   let raw = firstOf(value);
   if (!raw) return null;
   raw = raw.replace(/\s+/g, "");
@@ -61,19 +65,19 @@ export function cleanWebsite(value: string | null | undefined): string | null {
   return href.length <= BOUNDS.website ? href : null;
 }
 
-/** The website's host without `www.` (the Lead `domain` field). */
+/** The website's host, lower case, without a trailing dot or a leading `www.` (the Lead `domain` field). */
 export function domainOf(website: string | null): string | null {
   if (!website) return null;
   try {
-    const host = new URL(website).hostname.toLowerCase().replace(/^www\./, "");
-    return host.length <= 253 ? host : null;
+    const host = new URL(website).hostname.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
+    return host !== "" && host.length <= 253 ? host : null;
   } catch {
     return null;
   }
 }
 
 /** A phone number as written (keeps `+41 …` formatting), at least 5 digits, ≤ 64 characters. */
-export function cleanPhone(value: string | null | undefined): string | null {
+export function cleanPhone(value: unknown): string | null {
   const raw = firstOf(value);
   if (!raw) return null;
   if (!/^[+\d(][\d\s().\-/+]*(?:\s*(?:ext\.?|x|#)\s*\d+)?$/i.test(raw)) return null;
@@ -85,7 +89,7 @@ export function cleanPhone(value: string | null | undefined): string | null {
 const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)$/;
 
 /** An email address: `mailto:` stripped, domain lower-cased (never the local part), real TLD. */
-export function cleanEmail(value: string | null | undefined): string | null {
+export function cleanEmail(value: unknown): string | null {
   let raw = firstOf(value);
   if (!raw) return null;
   raw = raw.replace(/^mailto:/i, "").split("?")[0] ?? "";
@@ -122,7 +126,7 @@ export function socialNetworkOf(url: string): keyof Socials | null {
  * A profile link for `network`: a full URL on that network's domain, or a bare handle
  * ("@acme", "acme") made into one. Share buttons and other networks' URLs are dropped.
  */
-export function cleanSocial(network: keyof Socials, value: string | null | undefined): string | null {
+export function cleanSocial(network: keyof Socials, value: unknown): string | null {
   const raw = firstOf(value);
   if (!raw) return null;
   const { base } = SOCIAL_HOSTS[network];
@@ -156,8 +160,19 @@ export function socialsOrNull(socials: Socials): Socials | null {
   return entries.length ? (Object.fromEntries(entries) as Socials) : null;
 }
 
+/** Socials of any source (an object keyed by network) cleaned network by network; null when none is left. */
+export function cleanSocials(value: unknown): Socials | null {
+  if (!value || typeof value !== "object") return null;
+  const socials: Socials = {};
+  for (const network of Object.keys(SOCIAL_HOSTS) as Array<keyof Socials>) {
+    const url = cleanSocial(network, (value as Record<string, unknown>)[network]);
+    if (url) socials[network] = url;
+  }
+  return socialsOrNull(socials);
+}
+
 /** Labels deduplicated (case-insensitively), each 1..80 characters, at most 30. */
-export function cleanCategories(labels: Iterable<string>): string[] {
+export function cleanCategories(labels: Iterable<unknown>): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const label of labels) {
@@ -184,9 +199,12 @@ export function cleanRating(value: unknown): number | null {
   return typeof n === "number" && Number.isFinite(n) && n >= 0 && n <= 5 ? n : null;
 }
 
-/** Coordinates that are numbers in range (0,0 "null island" counts as missing). */
-export function validCoordinates(lat: number, lng: number): boolean {
-  return Number.isFinite(lat) && Number.isFinite(lng) && lat >= -90 && lat <= 90 && lng >= -180 && lng <= 180 && !(lat === 0 && lng === 0);
+/** Coordinates that are numbers in range (0,0 "null island" counts as missing: it is where broken geocoding puts things). */
+export function validCoordinates(lat: unknown, lng: unknown): boolean {
+  return (
+    typeof lat === "number" && typeof lng === "number" && Number.isFinite(lat) && Number.isFinite(lng) &&
+    lat >= -90 && lat <= 90 && lng >= -180 && lng <= 180 && !(lat === 0 && lng === 0)
+  );
 }
 
 /**
@@ -212,4 +230,47 @@ export function formatAddress(parts: {
   const address = lines.join(", ");
   if (address !== "") return capLength(address, BOUNDS.address);
   return `${parts.lat.toFixed(5)}, ${parts.lng.toFixed(5)}`;
+}
+
+/** Raw fields of a business from any source, before cleaning. */
+export interface RawLead {
+  placeId: unknown;
+  name: unknown;
+  address: unknown;
+  lat: unknown;
+  lng: unknown;
+  website?: unknown;
+  phone?: unknown;
+  email?: unknown;
+  socials?: unknown;
+  rating?: unknown;
+  categories?: unknown;
+  /** Used for the address when the source has none. */
+  fallbackAddress?: unknown;
+}
+
+/**
+ * A lead within every bound, or undefined when a required field (place ID, name, address,
+ * point) cannot be made valid: such a lead is dropped rather than emitted.
+ */
+export function toLead(raw: RawLead): Lead | undefined {
+  const placeId = typeof raw.placeId === "string" && raw.placeId.length >= 1 && raw.placeId.length <= BOUNDS.placeId ? raw.placeId : null;
+  const name = cleanText(raw.name, BOUNDS.name);
+  const address = cleanText(raw.address, BOUNDS.address) ?? cleanText(raw.fallbackAddress, BOUNDS.address);
+  if (!placeId || !name || !address || !validCoordinates(raw.lat, raw.lng)) return undefined;
+  const website = cleanWebsite(raw.website);
+  return {
+    placeId,
+    name,
+    address,
+    lat: raw.lat as number,
+    lng: raw.lng as number,
+    website,
+    domain: domainOf(website),
+    phone: cleanPhone(raw.phone),
+    rating: cleanRating(raw.rating),
+    categories: cleanCategories(Array.isArray(raw.categories) ? raw.categories : []),
+    email: cleanEmail(raw.email),
+    socials: cleanSocials(raw.socials),
+  };
 }
