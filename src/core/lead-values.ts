@@ -44,7 +44,9 @@ export function cleanText(value: unknown, max: number = BOUNDS.short): string | 
 
 /**
  * A website URL: http(s) only (a bare `example.com` gets `https://`), a host with a
- * real public suffix (drops "n/a", "facebook" and the like), no credentials, ≤ 2048.
+ * real public suffix (drops "n/a", "facebook" and the like) or an IP address (rare, but a
+ * real site; whether it may be fetched is the fetcher's address policy's call), no
+ * credentials, ≤ 2048.
  */
 export function cleanWebsite(value: unknown): string | null {
   let raw = firstOf(value);
@@ -60,7 +62,7 @@ export function cleanWebsite(value: unknown): string | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") return null;
   if (url.username || url.password) return null;
   const host = parseDomain(url.hostname);
-  if (!host.domain || !host.isIcann || host.isIp) return null;
+  if (!host.isIp && (!host.domain || !host.isIcann)) return null;
   const href = url.href;
   return href.length <= BOUNDS.website ? href : null;
 }

@@ -1,4 +1,4 @@
-import type { PageLink } from "./extract/page-facts.js";
+import type { Zone } from "./extract/page-digest.js";
 import { ABOUT_WORDS, CONTACT_WORDS, fold, IMPRINT_WORDS, PRIVACY_WORDS, USELESS_PATH } from "./extract/vocabulary.js";
 
 /** What a page of the site is likely to be, by its link. */
@@ -30,7 +30,7 @@ export function linkKind(url: URL, label: string): PageKind {
  * shallow paths, navigation and footer links, no query strings; files, feeds, archives,
  * shop and login pages never.
  */
-export function linkScore(url: URL, link: Pick<PageLink, "label" | "zone">): { kind: PageKind; score: number } | undefined {
+export function linkScore(url: URL, link: { label: string; zone: Zone }): { kind: PageKind; score: number } | undefined {
   if (USELESS_PATH.test(url.pathname)) return undefined;
   const kind = linkKind(url, link.label);
   const depth = url.pathname.split("/").filter(Boolean).length;
