@@ -1,12 +1,11 @@
 // Email and social-profile precision/recall on the hand-labelled fixture corpus
-// (bench/fixtures/corpus.js, 40 sites), for our crawler+extractor and for the baseline:
-// the approach of the most used open-source Maps scraper (gosom/google-maps-scraper):
-// homepage only, the first mailto: link, else the first regex match over the whole HTML.
-// It extracts no socials; as a social baseline we take the first link to each network.
+// (bench/fixtures/corpus.js, 40 sites), for our crawler+extractor and for the
+// homepage-only baseline (bench/fixtures/homepage-baseline.js).
+// bench/enrichment-realistic.js measures the same on the larger realistic corpus.
 //
 //   npm run build && node bench/enrichment-quality.js
-import http from "node:http";
 import { CORPUS } from "./fixtures/corpus.js";
+import { fetchText, homepageBaseline } from "./fixtures/homepage-baseline.js";
 import { loopbackLookup, startSites } from "./fixtures/server.js";
 import { AddressPolicy } from "../dist/providers/web/address-policy.js";
 import { SafeWebFetcher } from "../dist/providers/web/safe-fetcher.js";
@@ -14,28 +13,8 @@ import { crawlSite } from "../dist/providers/web/site-crawler.js";
 
 const sites = await startSites(Object.fromEntries(CORPUS.map((s) => [s.host, s.pages])));
 
-function getHomepage(host) {
-  return new Promise((resolve, reject) => {
-    http.get({ host: "127.0.0.1", port: sites.port, path: "/", headers: { host } }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    }).on("error", reject);
-  });
-}
-
-const NETWORKS = { facebook: /facebook\.com|fb\.com/i, instagram: /instagram\.com/i, twitter: /twitter\.com|x\.com/i, linkedin: /linkedin\.com/i };
-
 async function baseline(site) {
-  const html = await getHomepage(site.host);
-  const mailto = /href=["']mailto:([^"'?]*)/i.exec(html);
-  const regex = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/.exec(html);
-  const email = mailto?.[1] ? decodeURIComponent(mailto[1]).trim() : regex ? regex[0] : null;
-  const socials = {};
-  for (const href of [...html.matchAll(/href=["']([^"']+)["']/gi)].map((m) => m[1])) {
-    for (const [network, re] of Object.entries(NETWORKS)) if (!socials[network] && /^(https?:)?\/\//i.test(href) && re.test(href)) socials[network] = href;
-  }
-  return { email: email || null, socials };
+  return homepageBaseline(await fetchText(sites.url(site.host)));
 }
 
 const fetcher = new SafeWebFetcher({ policy: new AddressPolicy(["127.0.0.1/32"]), userAgent: "outreach-bench/0.1", lookup: loopbackLookup });

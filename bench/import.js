@@ -116,33 +116,45 @@ for (const size of [1, 100, 1000, 10000]) {
   const seconds = median(times);
   batchRows.push({ "batch size": size, places: writes.length, "write s (median)": seconds.toFixed(3), "places/s": Math.round(writes.length / seconds) });
 }
-console.log("Writes (insert into places + R*Tree + FTS5 via triggers), by places per transaction");
+console.log("Writes (insert into places, the R*Tree and the term index via triggers), by places per transaction");
 console.table(batchRows);
 
 // Where write time goes (profile, not a product path): the same batches into throwaway
-// databases with the FTS5 half of the insert trigger removed, then with no trigger at all.
-const profileRows = [];
-for (const variant of ["places + R*Tree + FTS5", "places + R*Tree", "places only"]) {
-  const times = [];
-  for (let i = 0; i < RUNS; i++) {
+// databases: first with the full-text index that migration 014 dropped put back (the
+// baseline: what every write paid before), then as now, then without the R*Tree's insert
+// trigger, then without the term index's too.
+const WITH_FTS = "+ FTS5, as before migration 014";
+const variants = [WITH_FTS, "places + R*Tree + term index", "places + term index", "places only"];
+const variantTimes = new Map(variants.map((v) => [v, []]));
+// Variants interleaved run by run, so that warm-up and load changes fall on all of them alike.
+for (let i = 0; i < RUNS; i++) {
+  for (const variant of variants) {
     const dir = fresh();
     const db = openDatabase(join(dir, "bench.db"));
-    if (variant !== "places + R*Tree + FTS5") {
-      db.exec(`DROP TRIGGER places_ai;
-        CREATE TRIGGER places_ai AFTER INSERT ON places BEGIN
-          INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng) VALUES (new.id, new.lat, new.lat, new.lng, new.lng);
+    if (variant === WITH_FTS) {
+      db.exec(`CREATE VIRTUAL TABLE places_fts USING fts5(name, categories, cuisine, brand, description,
+          content = 'places', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+        CREATE TRIGGER places_fts_ai AFTER INSERT ON places BEGIN
+          INSERT INTO places_fts (rowid, name, categories, cuisine, brand, description)
+            VALUES (new.id, new.name, new.category_text, coalesce(new.cuisine, ''), coalesce(new.brand, ''), coalesce(new.description, ''));
         END;`);
     }
-    if (variant === "places only") db.exec("DROP TRIGGER places_ai");
+    if (variant === "places + term index" || variant === "places only") db.exec("DROP TRIGGER places_rtree_ai");
+    if (variant === "places only") db.exec("DROP TRIGGER place_terms_ai");
     const repo = new PlacesRepo(db);
     const source = repo.beginSource({ kind: "osm", name: "bench", dataDate: null, licence: "x", attribution: "x", now: new Date().toISOString() });
     const started = performance.now();
     for (let at = 0; at < writes.length; at += 1000) repo.upsertBatch(source.id, writes.slice(at, at + 1000), "t");
-    times.push((performance.now() - started) / 1000);
+    variantTimes.get(variant).push((performance.now() - started) / 1000);
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  profileRows.push({ "insert writes": variant, "write s (median)": median(times).toFixed(3), "places/s": Math.round(writes.length / median(times)) });
 }
+const profileRows = variants.map((variant) => {
+  const seconds = median(variantTimes.get(variant));
+  return { "insert writes": variant, "write s (median)": seconds.toFixed(3), "places/s": Math.round(writes.length / seconds) };
+});
 console.log("Where write time goes (batch 1000)");
 console.table(profileRows);
+const [withFts, now] = profileRows.map((r) => Number(r["write s (median)"]));
+console.log(`writes without the full-text index: ${(withFts / now).toFixed(2)}× as fast as with it (same run, same places)`);

@@ -120,12 +120,10 @@ const coldLocal = summary(coldLocalSamples);
 const provider = new LocalPlaceProvider(db, vocabularyOption);
 for (const q of qs.slice(0, 20)) await provider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
 const latencies = [];
-const plans = {};
 for (const q of qs) {
   const t = performance.now();
   await provider.search({ center: q.center, radiusKm: 5, keywords: q.keywords, cursor: null, signal });
   latencies.push(performance.now() - t);
-  plans[provider.lastPlan] = (plans[provider.lastPlan] ?? 0) + 1;
 }
 const warm = summary(latencies);
 
@@ -257,7 +255,7 @@ const extracts = await extractsBench();
 const f = (ms) => `${ms.toFixed(2)} ms`;
 const row = (label, st) => console.log(`| ${label} | ${f(st.p50)} | ${f(st.p95)} | ${st.n} |`);
 console.log(`\nLead search, ${PLACES.toLocaleString("en")} synthetic places around ${TOWNS.length} towns, 5 km circle, one page of ≤ 20`);
-console.log(`(${QUERIES} queries over ${KEYWORDS.length} keywords; ${(leadsReturned / QUERIES).toFixed(1)} leads per page on average; plans: ${JSON.stringify(plans)})\n`);
+console.log(`(${QUERIES} queries over ${KEYWORDS.length} keywords; ${(leadsReturned / QUERIES).toFixed(1)} leads per page on average)\n`);
 console.log("| measurement | p50 | p95 | n |");
 console.log("|---|---|---|---|");
 row("local provider, cold (fresh connection and provider per query)", cold);

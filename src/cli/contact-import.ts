@@ -40,7 +40,7 @@ function isLead(o: Obj): boolean {
   return "placeId" in o || "place_id" in o;
 }
 
-/** A Lead (service-api.md 2.3, JSON or the CSV's snake_case row) as a contact, when it has an email. */
+/** A lead (JSON, or the CSV's snake_case row) as a contact, when it has an email. */
 function leadToContact(o: Obj, where: string): ImportRecord {
   const email = blankToUndefined(o.email);
   const name = blankToUndefined(o.name);

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { ApiClient } from "../client/api-client.js";
 import { LocalTransport, RemoteTransport } from "../client/transports.js";
-import type { Clock } from "../core/clock.js";
+import { systemClock, type Clock } from "../core/clock.js";
 import { createApp } from "../server/app.js";
 import type { ServerConfig } from "../services/config.js";
+import type { DkimKeyGenerator } from "../services/dkim-keys.js";
 import { databasePath, openInstance, resolveDataDir, type Instance } from "../services/instance.js";
 import { loadConfig, updateConfig } from "./config.js";
 import { CliError, EXIT } from "./exit-codes.js";
@@ -23,6 +24,8 @@ export interface RunDeps {
   clock?: Clock;
   /** Settings overrides for the in-process server (local mode, admin commands). */
   serverConfig?: Partial<ServerConfig>;
+  /** The DKIM key generator of the in-process server (tests pass a fast one). */
+  dkimKeys?: DkimKeyGenerator;
 }
 
 export type Mode = { kind: "remote"; baseUrl: string; token?: string } | { kind: "local"; dataDir: string };
@@ -41,6 +44,11 @@ export class CommandContext {
     readonly env: NodeJS.ProcessEnv,
     readonly deps: RunDeps = {},
   ) {}
+
+  /** The clock of this run: the injected one, else the system's. */
+  get clock(): Clock {
+    return this.deps.clock ?? systemClock;
+  }
 
   get color() {
     return paint(useColor(this.io, this.env));
@@ -79,7 +87,7 @@ export class CommandContext {
 
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
   openInstance(dataDir = this.dataDir()): Instance {
-    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: this.deps.serverConfig });
+    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: this.deps.serverConfig, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;
   }

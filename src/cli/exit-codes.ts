@@ -2,7 +2,7 @@ import { ApiError } from "../client/api-client.js";
 import { TransportError } from "../client/transports.js";
 import { isAppError } from "../core/errors.js";
 
-/** decisions.md, "Exit codes". Scripts rely on these numbers. */
+/** Exit codes (docs/cli.md, "Exit codes"). Scripts rely on these numbers. */
 export const EXIT = {
   ok: 0,
   error: 1,
@@ -60,6 +60,7 @@ export function exitCodeFor(err: unknown): number {
   // Admin commands call services directly: their errors carry the same statuses.
   if (isAppError(err)) return exitCodeForApiError(err);
   if (err instanceof TransportError) return EXIT.error;
-  if (err instanceof Error && (err.name === "AbortError" || err.name === "ExitPromptError")) return EXIT.interrupted;
+  // Ctrl-C: an aborted request, a prompt closed (ExitPromptError) or aborted through the signal (AbortPromptError).
+  if (err instanceof Error && ["AbortError", "ExitPromptError", "AbortPromptError"].includes(err.name)) return EXIT.interrupted;
   return EXIT.error;
 }

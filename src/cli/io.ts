@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 
 /** Where a command reads and writes. Injected, so tests run commands in-process as TTY or piped. */
 export interface CliIO {
@@ -25,6 +25,20 @@ export function processIO(signal?: AbortSignal): CliIO {
     columns: process.stdout.columns,
     signal,
   };
+}
+
+/**
+ * Where a prompt (@inquirer/prompts) reads and writes: the injected stdin, and stderr
+ * (never stdout, which is for data), so prompts run in-process under test like the rest.
+ */
+export function promptContext(io: CliIO): { input: Readable; output: NodeJS.WritableStream; signal?: AbortSignal } {
+  const output = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      io.stderr.write(chunk.toString());
+      done();
+    },
+  });
+  return { input: io.stdin, output, signal: io.signal };
 }
 
 /** Read all of stdin as text (for `--with-token`, `contacts import -`). */

@@ -105,13 +105,22 @@ export async function run(argv: readonly string[], io: CliIO, env: NodeJS.Proces
   }
 }
 
+/**
+ * Once a command has returned, whatever it left behind (a drained server's abandoned
+ * website fetches, keep-alive sockets) may delay the exit by at most this much.
+ */
+const EXIT_GRACE_MS = 500;
+
 /** The process entry point (bin/outreach.js). */
 export async function main(): Promise<number> {
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
   try {
-    return await run(process.argv.slice(2), processIO(controller.signal), process.env);
+    const code = await run(process.argv.slice(2), processIO(controller.signal), process.env);
+    // Unreferenced: when nothing is left, the process ends at once, as before.
+    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+    return code;
   } finally {
     process.off("SIGINT", onSigint);
   }

@@ -33,8 +33,9 @@ function terminalStream(io: CliIO) {
   };
 }
 
-export function progressSpinner(io: CliIO, text: string): ProgressSpinner {
-  if (!io.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
+/** The one spinner of the CLI; `show: false` (or stderr not a terminal) gives one that draws nothing. */
+export function progressSpinner(io: CliIO, text: string, { show = io.stderrIsTTY }: { show?: boolean } = {}): ProgressSpinner {
+  if (!show || !io.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
   const spinner: Ora = ora({
     text,
     stream: terminalStream(io) as unknown as NodeJS.WritableStream,

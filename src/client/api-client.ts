@@ -1,10 +1,20 @@
 import type { z } from "zod";
-import { QuotaResponse } from "../core/schemas/quota.js";
-import { SwitchTeamResponse, TeamsResponse } from "../core/schemas/team.js";
-import { User } from "../core/schemas/user.js";
+import {
+  contract,
+  fillPath,
+  type BodyOf,
+  type Contract,
+  type OperationId,
+  type ParamsOf,
+  type ProgressOf,
+  type QueryOf,
+  type ResponseOf,
+  type StreamOperationId,
+} from "../core/contract/index.js";
+import { statusOfCode } from "../core/errors.js";
 import { API_ORIGIN_FOR_LOCAL, RemoteTransport, type Transport } from "./transports.js";
 
-/** An error answer from the API: status and body as the server sent them. */
+/** An error answer from the API: status and body as the server sent them (an NDJSON error line's body is the line). */
 export class ApiError extends Error {
   override name = "ApiError";
 
@@ -19,16 +29,36 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined | null>;
-  body?: unknown;
-  signal?: AbortSignal;
-}
+/**
+ * A query value as it may be given: query parameters travel as text, so where the schema
+ * takes any string a number is accepted too (it is sent as its decimal text).
+ */
+type QueryValue<T> = T extends string ? (string extends T ? T | number : T) : T;
+type QueryInput<Q> = { [K in keyof Q]?: QueryValue<Q[K]> | null };
 
-/** One parsed NDJSON line. */
-export type StreamLine = { type: "progress" | "complete"; data: unknown } | { type: "error"; error: string; code?: string; quota?: unknown };
+type Slot<Name extends string, S, Wire> = S extends z.ZodType
+  ? {} extends z.input<S>
+    ? { [K in Name]?: Wire }
+    : { [K in Name]: Wire }
+  : { [K in Name]?: never };
 
-function queryString(query: RequestOptions["query"]): string {
+/** What a call sends: `params`, `query` and `body` typed from the operation's schemas (`z.input`), and a signal. */
+export type CallInput<K extends OperationId> = Slot<"params", ParamsOf<Contract[K]>, z.input<Extract<ParamsOf<Contract[K]>, z.ZodType>>> &
+  Slot<"query", QueryOf<Contract[K]>, QueryInput<z.input<Extract<QueryOf<Contract[K]>, z.ZodType>>>> &
+  Slot<"body", BodyOf<Contract[K]>, z.input<Extract<BodyOf<Contract[K]>, z.ZodType>>> & { signal?: AbortSignal };
+
+/** The input is optional when nothing in it is required. */
+type CallArgs<K extends OperationId> = {} extends CallInput<K> ? [input?: CallInput<K>] : [input: CallInput<K>];
+
+/** What a call returns: the operation's response as the schema parses it (`z.output`). */
+export type CallResult<K extends OperationId> = z.output<ResponseOf<Contract[K]>>;
+
+/** One line of a stream as it arrives, checked against the operation's schemas; `raw` is the line's text. */
+export type StreamEvent<K extends StreamOperationId> =
+  | { type: "progress"; data: z.output<ProgressOf<Contract[K]>>; raw: string }
+  | { type: "complete"; data: CallResult<K>; raw: string };
+
+function queryString(query: Record<string, unknown> | undefined): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== "") params.set(k, String(v));
   const s = params.toString();
@@ -48,10 +78,16 @@ async function readError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message, typeof body.code === "string" ? body.code : undefined, body, response.headers);
 }
 
+/** Where a parse failed, for a message: the first few paths. */
+function issuePaths(error: z.ZodError): string {
+  return error.issues.map((i) => i.path.join(".") || "(root)").slice(0, 5).join(", ");
+}
+
 /**
- * The typed client every CLI command uses. Responses are checked against the same zod
- * schemas the server validates with, so a remote server that answers something else
- * is reported plainly instead of breaking a command later.
+ * The typed client every CLI command uses, derived from the API contract
+ * (src/core/contract/): `call("contacts.add", {body})`, `stream("leads.search", {body})`.
+ * Answers are checked against the same zod schemas the server validates with, so a remote
+ * server that answers something else is reported plainly instead of breaking a command later.
  */
 export class ApiClient {
   constructor(
@@ -64,45 +100,55 @@ export class ApiClient {
     return new ApiClient(this.transport, token);
   }
 
-  private url(path: string): string {
-    return this.transport instanceof RemoteTransport ? this.transport.url(path) : API_ORIGIN_FOR_LOCAL + path;
-  }
-
-  private buildRequest(method: string, path: string, options: RequestOptions, accept: string): Request {
-    const headers: Record<string, string> = { accept };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      headers["content-type"] = "application/json";
-      body = JSON.stringify(options.body);
-    }
-    return new Request(this.url(path + queryString(options.query)), { method, headers, body, signal: options.signal });
-  }
-
-  /** A JSON request; the answer is validated with `schema`. */
-  async request<S extends z.ZodType>(method: string, path: string, schema: S, options: RequestOptions = {}): Promise<z.output<S>> {
-    const response = await this.transport.send(this.buildRequest(method, path, options, "application/json"));
+  /** One operation, answered as JSON. */
+  async call<K extends OperationId>(id: K, ...[input]: CallArgs<K>): Promise<CallResult<K>> {
+    const operation = contract[id];
+    const response = await this.transport.send(this.buildRequest(id, input, "application/json"));
     if (!response.ok) throw await readError(response);
     const text = await response.text();
     let value: unknown;
     try {
       value = text ? JSON.parse(text) : undefined;
     } catch {
-      throw new ApiError(response.status, `the server at ${this.transport.target} answered ${path} with something that is not JSON`, undefined, {}, response.headers);
+      throw new ApiError(response.status, `the server at ${this.transport.target} answered ${operation.path} with something that is not JSON`, undefined, {}, response.headers);
     }
-    const parsed = schema.safeParse(value);
+    const parsed = operation.response.safeParse(value);
     if (!parsed.success) {
-      const where = parsed.error.issues.map((i) => i.path.join(".") || "(root)").slice(0, 5).join(", ");
-      throw new ApiError(response.status, `unexpected answer from the server for ${path} (at ${where})`, undefined, {}, response.headers);
+      throw new ApiError(response.status, `unexpected answer from the server for ${operation.path} (at ${issuePaths(parsed.error)})`, undefined, {}, response.headers);
     }
-    return parsed.data;
+    return parsed.data as CallResult<K>;
   }
 
-  /** An NDJSON request: yields each line as it arrives. */
-  async *stream(method: string, path: string, options: RequestOptions = {}): AsyncGenerator<StreamLine> {
-    const response = await this.transport.send(this.buildRequest(method, path, options, "application/x-ndjson"));
+  /**
+   * One operation, answered as NDJSON: yields each `progress` line and the `complete` line
+   * as they arrive, checked against the operation's schemas. An `error` line becomes an
+   * ApiError with the status its code stands for (its `body` is the line), as the same
+   * failure before the stream would have been; a stream that ends without a `complete`
+   * line is an error too.
+   */
+  async *stream<K extends StreamOperationId>(id: K, ...[input]: CallArgs<K>): AsyncGenerator<StreamEvent<K>> {
+    const operation = contract[id];
+    const response = await this.transport.send(this.buildRequest(id, input, "application/x-ndjson"));
     if (!response.ok) throw await readError(response);
-    if (!response.body) return;
+    const unexpected = (what: string) => new ApiError(200, `${what} from the server for ${operation.path}`, undefined, {}, response.headers);
+    const toEvent = (raw: string): StreamEvent<K> => {
+      let line: { type?: unknown; data?: unknown; error?: unknown; code?: unknown };
+      try {
+        line = JSON.parse(raw) as typeof line;
+      } catch {
+        throw unexpected("a stream line that is not JSON");
+      }
+      if (line.type === "error") {
+        const code = typeof line.code === "string" ? line.code : undefined;
+        throw new ApiError(statusOfCode(code), String(line.error ?? "error"), code, line as Record<string, unknown>, response.headers);
+      }
+      const schema = line.type === "complete" ? operation.response : line.type === "progress" ? operation.stream.progress : undefined;
+      if (!schema) throw unexpected(`a stream line of unknown type ${JSON.stringify(line.type)}`);
+      const parsed = schema.safeParse(line.data);
+      if (!parsed.success) throw unexpected(`an unexpected ${String(line.type)} line (at ${issuePaths(parsed.error)})`);
+      return { type: line.type, data: parsed.data, raw } as StreamEvent<K>;
+    };
+    if (!response.body) throw unexpected("an empty stream");
     const decoder = new TextDecoder();
     let buffer = "";
     const reader = response.body.getReader();
@@ -115,29 +161,35 @@ export class ApiClient {
         while ((newline = buffer.indexOf("\n")) >= 0) {
           const line = buffer.slice(0, newline).trim();
           buffer = buffer.slice(newline + 1);
-          if (line) yield JSON.parse(line) as StreamLine;
+          if (!line) continue;
+          const event = toEvent(line);
+          yield event;
+          if (event.type === "complete") return;
         }
       }
       const rest = (buffer + decoder.decode()).trim();
-      if (rest) yield JSON.parse(rest) as StreamLine;
+      if (rest) {
+        const event = toEvent(rest);
+        yield event;
+        if (event.type === "complete") return;
+      }
+      throw unexpected("a stream that ended without a result");
     } finally {
       await reader.cancel().catch(() => {});
     }
   }
 
-  me() {
-    return this.request("GET", "/api/v1/user/me", User);
-  }
-
-  teams() {
-    return this.request("GET", "/api/v1/teams", TeamsResponse);
-  }
-
-  switchTeam(teamId: string) {
-    return this.request("POST", "/api/v1/teams/switch", SwitchTeamResponse, { body: { teamId } });
-  }
-
-  quota() {
-    return this.request("GET", "/api/v1/quota", QuotaResponse);
+  private buildRequest(id: OperationId, input: { params?: unknown; query?: unknown; body?: unknown; signal?: AbortSignal } | undefined, accept: string): Request {
+    const operation = contract[id];
+    const headers: Record<string, string> = { accept };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let body: string | undefined;
+    if (input?.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(input.body);
+    }
+    const path = fillPath(operation.path, input?.params as Record<string, unknown> | undefined) + queryString(input?.query as Record<string, unknown> | undefined);
+    const url = this.transport instanceof RemoteTransport ? this.transport.url(path) : API_ORIGIN_FOR_LOCAL + path;
+    return new Request(url, { method: operation.method, headers, body, signal: input?.signal });
   }
 }

@@ -20,7 +20,7 @@ export class RemoteTransport implements Transport {
   readonly target: string;
 
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly timeoutMs = 120_000,
   ) {
     this.target = baseUrl.replace(/\/+$/, "");

@@ -38,6 +38,15 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/**
+ * The HTTP status a `code` stands for; 500 for a code this program does not know. The
+ * client maps an NDJSON error line through it, so a failure inside a stream gets the exit
+ * code the same failure before the stream would have had.
+ */
+export function statusOfCode(code: string | undefined): number {
+  return code !== undefined && Object.hasOwn(STATUS_BY_CODE, code) ? STATUS_BY_CODE[code as ErrorCode] : 500;
+}
+
 export interface AppErrorOptions {
   /** Extra fields for the error body (e.g. `quota` on lead search errors). */
   body?: Record<string, unknown>;

@@ -5,8 +5,9 @@ export interface LatLng {
   lng: number;
 }
 
-const EARTH_RADIUS_KM = 6371.0088;
-const toRad = (deg: number) => (deg * Math.PI) / 180;
+export const EARTH_RADIUS_KM = 6371.0088;
+export const toRad = (deg: number) => (deg * Math.PI) / 180;
+export const toDeg = (rad: number) => (rad * 180) / Math.PI;
 
 /** Haversine distance in km. */
 export function distanceKm(a: LatLng, b: LatLng): number {
@@ -16,11 +17,18 @@ export function distanceKm(a: LatLng, b: LatLng): number {
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
+/** A rectangle in degrees (`--bbox`, a circle's cover, a Parquet row group's extent). */
 export interface BoundingBox {
   minLat: number;
   maxLat: number;
   minLng: number;
   maxLng: number;
+}
+
+/** Whether a point lies in the box; every point does when there is no box. */
+export function insideBox(box: BoundingBox | undefined, lat: number, lng: number): boolean {
+  if (!box) return true;
+  return lat >= box.minLat && lat <= box.maxLat && lng >= box.minLng && lng <= box.maxLng;
 }
 
 /**

@@ -1,14 +1,16 @@
 import { getRouterParams, H3, type H3Event } from "h3";
-import { AppError, forbidden } from "../core/errors.js";
+import { AppError, forbidden, isAppError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validation.js";
 import type { Principal } from "../services/auth.js";
 import type { Services } from "../services/index.js";
+import { AuthThrottle } from "./auth-throttle.js";
 import { readJsonBody } from "./body.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { patternToRegExp, type RouteContext, type RouteSpec } from "./route.js";
+import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
+import { WriteTurns } from "./write-turns.js";
 
 export interface ApiApp {
   /** A fetch handler: used in-process by the CLI's local transport and by `serve`. */
@@ -17,6 +19,8 @@ export interface ApiApp {
   routes: readonly RouteSpec[];
   /** Answer new requests with 503 while in-flight ones finish (graceful shutdown). */
   startDraining(): void;
+  /** Tell in-flight work to finish now with what it has (the drain's cut-off, `server/drain.ts`). */
+  cutInFlight(): void;
 }
 
 export interface CreateAppOptions {
@@ -42,6 +46,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   const routes = options.routes ?? allRoutes;
   const cors = services.deps.config.corsOrigins;
   let draining = false;
+  const cutoff = new AbortController();
 
   const h3 = new H3({
     // Errors h3 raises itself (a malformed URL, say) get our body shape too.
@@ -50,9 +55,23 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
     }),
   });
 
+  const config = services.deps.config;
+  const writeTurns = new WriteTurns();
+  const throttle = new AuthThrottle(config.authFailuresPerMinute, services.deps.clock, config.trustedProxies);
+
   function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
     if (spec.auth === "none") return undefined;
-    const principal = services.auth.authenticate(request.headers.get("authorization"));
+    const client = throttle.clientOf(request);
+    throttle.assertAllowed(client);
+    const header = request.headers.get("authorization");
+    let principal: Principal;
+    try {
+      principal = services.auth.authenticate(header);
+    } catch (err) {
+      // A request without credentials guesses nothing; a refused token counts.
+      if (header && isAppError(err) && err.code === "unauthorized") throttle.recordFailure(client);
+      throw err;
+    }
     if (spec.auth === "user" && principal.kind !== "pat") throw forbidden("this endpoint needs a personal access token, not a team API key");
     if (spec.auth === "team-key" && principal.kind !== "key") throw forbidden("this endpoint needs a team API key, not a personal access token");
     return principal;
@@ -81,22 +100,25 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         if (draining) throw new AppError("shutting_down", "the server is shutting down");
         principal = authenticate(spec, request);
         rateLimit(principal, headers);
-        const params = getRouterParams(event, { decode: true }) as Record<string, string>;
+        const path = getRouterParams(event, { decode: true }) as Record<string, string>;
+        const params = spec.params ? parseOrThrow(spec.params, path, "path") : path;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
-        const ctx: RouteContext<unknown, unknown> = {
+        if (spec.method !== "GET") await writeTurns.next();
+        const ctx: AnyRouteContext = {
           event,
           request,
           services,
-          principal: principal!,
+          principal,
           body,
           query,
           params,
           signal: request.signal,
-          wantsNdjson: spec.ndjson === true && wantsNdjson(request),
+          cutoff: cutoff.signal,
+          wantsNdjson: spec.stream !== undefined && wantsNdjson(request),
           log,
         };
-        const result = await spec.handler(ctx as never);
+        const result = await spec.handler(ctx);
         if (result instanceof Response) return withHeaders(result, headers);
         return jsonResponse(spec.successStatus ?? 200, result, headers);
       } catch (err) {
@@ -136,6 +158,9 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
     fetch: async (request: Request) => h3.fetch(request),
     startDraining() {
       draining = true;
+    },
+    cutInFlight() {
+      cutoff.abort(new DOMException("the server is shutting down", "TimeoutError"));
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { AppError, badRequest } from "../core/errors.js";
 import { parseOrThrow } from "../core/validation.js";
+import { parseStrictJson, StrictJsonError } from "./strict-json.js";
 
 /** Request bodies above this are refused with 413 before they are read to the end. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -21,7 +22,15 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The client went away (or broke the framing) mid-body: its fault, not ours, and
+      // nobody is left to read the answer.
+      throw badRequest("the request body ended before it was complete");
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -30,7 +39,12 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    // Fatal: a lossy decoding would silently store U+FFFD instead of what was sent.
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw badRequest("request body is not valid UTF-8");
+  }
 }
 
 /** Read, size-check, parse and validate a JSON body; every failure names what is wrong. */
@@ -42,9 +56,10 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    throw badRequest("request body is not valid JSON");
+    value = parseStrictJson(text);
+  } catch (err) {
+    if (!(err instanceof StrictJsonError)) throw err;
+    throw badRequest(err.field ? `invalid body: ${err.message}` : `request body is not valid JSON: ${err.message}`);
   }
   return parseOrThrow(schema, value, "body");
 }

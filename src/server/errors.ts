@@ -1,7 +1,5 @@
+import type { ErrorStyle } from "../core/contract/index.js";
 import { AppError, isAppError } from "../core/errors.js";
-
-/** Which error body a route answers with: `{error}` only, or `{error, code, quota?}` (endpoints 1 and 2). */
-export type ErrorStyle = "plain" | "coded";
 
 export type Logger = (line: string) => void;
 

@@ -1,4 +1,4 @@
-import type { StreamLine } from "./ndjson.js";
+import type { StreamLine } from "../core/contract/index.js";
 
 /** Lines produced by callbacks, consumed by the NDJSON writer as an async iterable. */
 export class LineQueue implements AsyncIterable<StreamLine> {

@@ -1,15 +1,21 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
-import { toNodeHandler } from "h3";
-import { listen } from "listhen";
+import { toNodeHandler } from "h3/node";
 import type { ApiApp } from "./app.js";
 import type { Logger } from "./errors.js";
 
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stop accepting, let in-flight requests finish, then resolve. */
-  close(): Promise<void>;
+  /** Connections open right now (busy or idle). */
+  readonly connections: number;
+  /**
+   * Stop accepting, close idle keep-alive connections now and every other one as soon as
+   * its response has gone out; resolves once the last connection is closed.
+   */
+  stopAccepting(): Promise<void>;
+  /** Drop every connection, busy or not (the drain deadline has passed). */
+  closeAllConnections(): void;
 }
 
 export interface StartServerOptions {
@@ -18,63 +24,98 @@ export interface StartServerOptions {
   log: Logger;
 }
 
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host.startsWith("127.");
-}
-
 /**
- * Serve the app over HTTP through listhen. listhen's defaults suit a dev server, not
- * this one: it would silently move to another port when ours is busy and bind every
- * interface under NODE_ENV=production. So the port is pinned (a busy port is an error),
- * the host is exactly the one asked for, and shutdown is ours to drive.
+ * Serve the app over HTTP with node:http. The port is pinned (a busy port is an error,
+ * never a silent move to another one), the host is exactly the one asked for, and
+ * shutdown is ours to drive (`server/drain.ts`).
+ *
+ * Not listhen: it always wraps the server in http-shutdown, whose response 'finish'
+ * handler dereferences `req.socket`, which Node has already set to null when a response
+ * (a 413, say) goes out before the request body was read to the end; the TypeError is
+ * thrown from an event handler and ended the process. Everything else listhen did here
+ * (port search, public binding, URL printing) had to be switched off, and Node's own
+ * `closeIdleConnections()`/`closeAllConnections()` do what http-shutdown did.
  */
 export async function startServer(app: ApiApp, options: StartServerOptions): Promise<RunningServer> {
   const handler = toNodeHandler(app.h3);
-  // One line per request: method, path (never the query, which can hold personal data), status, ms.
-  const logged = (req: IncomingMessage, res: ServerResponse) => {
+  let stopping = false;
+  let connections = 0;
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    keepBodylessConnectionsShort(req, res, () => stopping);
+    // One line per request: method, path (never the query, which can hold personal data), status, ms.
     res.once("close", () => {
       const path = (req.url ?? "/").split("?")[0];
       const ms = (performance.now() - started).toFixed(1);
       options.log(`${req.method} ${path} ${res.statusCode} ${ms}ms${res.writableFinished ? "" : " (client went away)"}`);
+      // While stopping, a connection whose response is done has nothing left to do.
+      if (stopping) setImmediate(() => server.closeIdleConnections());
     });
-    return handler(req, res);
-  };
-  let listener: Awaited<ReturnType<typeof listen>>;
-  try {
-    listener = await listen(logged, {
-    hostname: options.host,
-    port: { port: options.port, ports: [], portRange: [], alternativePortRange: [options.port, options.port], random: false },
-    public: !isLoopback(options.host),
-    showURL: false,
-    open: false,
-    clipboard: false,
-    qr: false,
-    autoClose: false,
-    isProd: false,
-    isTest: true,
-    } as never);
-  } catch (err) {
-    if (/available port|EADDRINUSE/i.test((err as Error).message)) {
-      throw new Error(`port ${options.port} on ${options.host} is already in use (choose another with --port)`);
-    }
-    throw err;
-  }
-  const port = listener.address.port;
-  if (options.port !== 0 && port !== options.port) {
-    await listener.close();
-    throw new Error(`port ${options.port} on ${options.host} is already in use`);
-  }
-  const server = listener.server as Server;
+    Promise.resolve(handler(req, res)).catch((err: unknown) => {
+      // The app answers its own errors; this is the last guard, so a fault in the adapter
+      // costs one request, never the process.
+      options.log(`internal error outside the app: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { "content-type": "application/json; charset=utf-8", connection: "close" }).end(JSON.stringify({ error: "internal error" }));
+    });
+  });
+  server.on("connection", (socket) => {
+    connections++;
+    socket.once("close", () => connections--);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (err.code === "EADDRINUSE") reject(new Error(`port ${options.port} on ${options.host} is already in use (choose another with --port)`));
+      else reject(err);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen({ port: options.port, host: options.host, exclusive: true });
+  });
+  // After start-up an error on the listening socket is logged, not thrown from an emitter.
+  server.on("error", (err) => options.log(`server error: ${err.message}`));
+  const port = (server.address() as { port: number }).port;
   const shownHost = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
+  const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
   return {
     url: `http://${shownHost}:${port}`,
     port,
-    async close() {
-      // http-shutdown (inside listhen) stops accepting, drops idle keep-alive sockets
-      // and closes busy ones once their response has finished.
-      await listener.close();
-      server.closeIdleConnections?.();
+    get connections() {
+      return connections;
+    },
+    stopAccepting() {
+      if (!stopping) {
+        stopping = true;
+        server.close();
+        server.closeIdleConnections();
+      }
+      return closed;
+    },
+    closeAllConnections() {
+      server.closeAllConnections();
     },
   };
 }
+
+/**
+ * A response that goes out before its request body was read to the end (a 413, a 401
+ * before the body was looked at) says `Connection: close`, so the client cannot keep
+ * feeding the rest of an oversized body into a kept-alive connection; so does every
+ * response while the server is stopping.
+ */
+function keepBodylessConnectionsShort(req: IncomingMessage, res: ServerResponse, stopping: () => boolean): void {
+  // A request without a body is complete once its headers are in (Node sets `complete`
+  // only after the handler has started, so that flag alone would close every GET's connection).
+  const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (stopping() || (hasBody && !req.complete)) this.shouldKeepAlive = false;
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+}
+

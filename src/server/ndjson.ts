@@ -1,11 +1,6 @@
+import type { StreamLine } from "../core/contract/index.js";
 import { AppError, isAppError } from "../core/errors.js";
 import { API_HEADERS, type Logger } from "./errors.js";
-
-/** One line of an NDJSON answer (service-api.md section 6, decisions.md). */
-export type StreamLine =
-  | { type: "progress"; data: unknown }
-  | { type: "complete"; data: unknown }
-  | { type: "error"; error: string; code: string; quota?: unknown };
 
 export function errorLine(err: unknown, log: Logger, extra: Record<string, unknown> = {}): StreamLine {
   if (!isAppError(err)) log(`internal error in stream: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

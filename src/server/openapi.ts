@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { pathParameterNames, type Operation } from "../core/contract/index.js";
 import { ErrorBody } from "../core/schemas/common.js";
-import type { RouteSpec } from "./route.js";
 
 const STATUS_TEXT: Record<number, string> = {
-  400: "Invalid request: the message names each bad field and why",
+  400: "Invalid request: the message names each bad field and why (also: body not UTF-8 or not JSON, a key given twice, nesting deeper than 32 levels)",
   401: "Missing, malformed, unknown, expired or revoked token, or no active workspace",
   403: "The role or plan forbids it, or a quota or limit is reached",
   404: "Unknown id, or an id of another workspace",
@@ -11,7 +11,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflict with the current state",
   413: "Body larger than 1 MiB",
   415: "Body is not JSON",
-  429: "Rate limit exceeded (see Retry-After)",
+  429: "Rate limit exceeded, or too many failed authentications from this address (see Retry-After)",
   500: "Provider failure or unexpected error",
   503: "The server is shutting down",
 };
@@ -26,11 +26,17 @@ function clean(schema: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/** The JSON Schema of each property of an object schema, and which are required. */
+function propertiesOf(schema: z.ZodType): { properties: Record<string, unknown>; required: string[] } {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown>; required?: string[] };
+  return { properties: json.properties ?? {}, required: json.required ?? [] };
+}
+
 /**
- * OpenAPI 3.1 generated from the route table: the same zod schemas that validate
- * requests describe them here, so the document cannot drift from the code.
+ * OpenAPI 3.1 generated from the API contract (src/core/contract/): the same zod schemas
+ * that validate requests describe them here, so the document cannot drift from the code.
  */
-export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<string, unknown> {
+export function buildOpenApiDocument(routes: readonly Operation[]): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
   const refs = new Map<z.ZodType, string>();
   const ref = (schema: z.ZodType, fallbackId: string) => {
@@ -61,8 +67,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       tags: [route.tag],
     };
     const notes: string[] = [];
-    if (route.endpoint) notes.push(`service-api.md endpoint ${route.endpoint}.`);
-    if (route.addition) notes.push("Addition: not in service-api.md (see docs/api.md).");
+    if (route.endpoint) notes.push(`Endpoint ${route.endpoint} of the service API (docs/api.md).`);
+    if (route.addition) notes.push("Addition: not one of the service API's endpoints (see docs/api.md).");
     if (route.description) notes.push(route.description);
     if (notes.length) op.description = notes.join(" ");
     if (route.addition) op["x-addition"] = true;
@@ -70,17 +76,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     else if (route.auth === "team-key") op.security = [{ teamApiKey: [] }];
 
     const parameters: unknown[] = [];
-    for (const match of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
-      parameters.push({ name: match[1], in: "path", required: true, schema: { type: "string" } });
+    const pathSchemas = route.params ? propertiesOf(route.params).properties : {};
+    for (const name of pathParameterNames(route.path)) {
+      parameters.push({ name, in: "path", required: true, schema: pathSchemas[name] ?? { type: "string" } });
     }
     if (route.query) {
-      const json = z.toJSONSchema(route.query, { io: "input", unrepresentable: "any" }) as {
-        properties?: Record<string, unknown>;
-        required?: string[];
-      };
-      for (const [name, schema] of Object.entries(json.properties ?? {})) {
-        parameters.push({ name, in: "query", required: json.required?.includes(name) ?? false, schema });
-      }
+      const { properties, required } = propertiesOf(route.query);
+      for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: "query", required: required.includes(name), schema });
     }
     if (parameters.length) op.parameters = parameters;
 
@@ -93,7 +95,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     const responseSchema = route.response;
     pending.push(() => {
       const content: Record<string, unknown> = { "application/json": { schema: ref(responseSchema, `${route.operationId}Response`) } };
-      if (route.ndjson) {
+      if (route.stream) {
         content["application/x-ndjson"] = {
           schema: { type: "string", description: "One JSON object a line: progress lines, then exactly one complete or error line." },
         };
@@ -151,7 +153,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       version: "1.0.0",
       description:
         "Local-business lead search, enrichment, contacts, campaigns, sending domains, brand settings, team API keys and workspaces. " +
-        "Operations marked x-addition are this project's additions to service-api.md.",
+        "Operations marked x-addition are this project's additions to the service API's endpoints.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],

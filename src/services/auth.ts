@@ -2,10 +2,10 @@ import type { Clock } from "../core/clock.js";
 import { unauthorized } from "../core/errors.js";
 import { hashToken, parseToken, type TokenKind } from "../core/tokens.js";
 import type { Role } from "../core/schemas/team.js";
-import type { Db } from "../store/db.js";
 import { PersonalTokensRepo } from "../store/personal-tokens.js";
 import { TeamsRepo } from "../store/teams.js";
 import { UsersRepo } from "../store/users.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Who is calling, and in which workspace. Every service call that touches workspace data takes one. */
 export interface Principal {
@@ -33,13 +33,13 @@ export class AuthService {
   private readonly teams: TeamsRepo;
   private readonly tokens: PersonalTokensRepo;
 
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-  ) {
-    this.users = new UsersRepo(db);
-    this.teams = new TeamsRepo(db);
-    this.tokens = new PersonalTokensRepo(db);
+  private readonly clock: Clock;
+
+  constructor(deps: Pick<ServiceDeps, "db" | "clock">) {
+    this.clock = deps.clock;
+    this.users = new UsersRepo(deps.db);
+    this.teams = new TeamsRepo(deps.db);
+    this.tokens = new PersonalTokensRepo(deps.db);
     this.resolvers.set("pat", (hash, now) => this.resolvePersonalToken(hash, now));
   }
 

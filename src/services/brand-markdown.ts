@@ -3,7 +3,7 @@
  * A pure function of the settings: the same input always gives the same text (no dates,
  * no randomness; object members in their stored order).
  *
- * `brandDesignSystem` has no shape in service-api.md; these top-level members are
+ * `brandDesignSystem` has no shape in the service API; these top-level members are
  * recognised and rendered as their own sections (docs/api.md describes them):
  *
  * - `voice`: a string, or `{tone, personality, audience, do, dont, …}` (strings or lists)

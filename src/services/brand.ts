@@ -1,10 +1,9 @@
-import type { Clock } from "../core/clock.js";
 import { badRequest } from "../core/errors.js";
 import type { BrandSettings, UpdateBrandBody } from "../core/schemas/brand.js";
 import { BrandSettingsRepo, type BrandColumns, type BrandSettingsRow } from "../store/brand-settings.js";
-import type { Db } from "../store/db.js";
 import type { Principal } from "./auth.js";
 import { renderBrandMarkdown } from "./brand-markdown.js";
+import type { ServiceDeps } from "./deps.js";
 
 const FIELD_TO_COLUMN = {
   brandName: "brand_name",
@@ -32,11 +31,8 @@ export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSetting
 export class BrandService {
   private readonly repo: BrandSettingsRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {
-    this.repo = new BrandSettingsRepo(db);
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {
+    this.repo = new BrandSettingsRepo(deps.db);
   }
 
   get(principal: Principal): BrandSettings {
@@ -56,8 +52,8 @@ export class BrandService {
         "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem",
       );
     }
-    const now = this.clock.now().toISOString();
-    const row = this.db.transaction(() => this.repo.upsert(principal.teamId, changes, now)).immediate();
+    const now = this.deps.clock.now().toISOString();
+    const row = this.deps.db.transaction(() => this.repo.upsert(principal.teamId, changes, now)).immediate();
     return toBrandSettings(row);
   }
 }

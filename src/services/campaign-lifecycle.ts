@@ -1,7 +1,7 @@
 import type { LifetimeStatus } from "../core/schemas/campaign.js";
 
 /**
- * service-api.md 3.1, as data: from each status, the statuses a PATCH lifecycle may move
+ * The lifecycle of lifetime campaigns (docs/api.md, "Campaigns"), as data: from each status, the statuses a PATCH lifecycle may move
  * a lifetime campaign to. Archived is final. Nothing moves back to draft.
  */
 export const LIFECYCLE_MOVES: Readonly<Record<LifetimeStatus, readonly LifetimeStatus[]>> = {

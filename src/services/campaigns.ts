@@ -1,4 +1,3 @@
-import type { Clock } from "../core/clock.js";
 import { badRequest, conflict, forbidden, notFound } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import type {
@@ -11,9 +10,9 @@ import type {
   ListExecutionsQuery,
 } from "../core/schemas/campaign.js";
 import { CampaignsRepo, type CampaignRow, type ExecutionRow } from "../store/campaigns.js";
-import type { Db } from "../store/db.js";
 import type { Principal } from "./auth.js";
 import { allowedSources, CANCELS_OPEN_EXECUTIONS, illegalMoveMessage } from "./campaign-lifecycle.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
 export const TRIGGER_SCOPE = "campaigns:trigger";
@@ -48,21 +47,18 @@ function paginate<T>(page: number, limit: number, total: number, items: T[]) {
 }
 
 /**
- * Campaigns (service-api.md 2.7, 3.1, endpoints 3 and 4, and the additions around them).
+ * Campaigns (docs/api.md, "Campaigns": endpoints 3 and 4, and the additions around them).
  * Every write is one immediate transaction; status changes are guarded UPDATEs.
  */
 export class CampaignService {
   private readonly repo: CampaignsRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {
-    this.repo = new CampaignsRepo(db);
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {
+    this.repo = new CampaignsRepo(deps.db);
   }
 
   create(principal: Principal, body: CreateCampaignBody): Campaign {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     let scheduledAt: string | null = null;
     if (body.scheduledAt) {
       if (body.type === "lifetime") throw badRequest("invalid body: scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
@@ -76,7 +72,7 @@ export class CampaignService {
       team_id: principal.teamId,
       name: body.name,
       type: body.type,
-      // Lifetime campaigns start as drafts (3.1); a one-time campaign with a date is scheduled.
+      // Lifetime campaigns start as drafts; a one-time campaign with a date is scheduled.
       status: body.type === "lifetime" ? "draft" : scheduledAt ? "scheduled" : "draft",
       subject: body.subject,
       scheduled_at: scheduledAt,
@@ -84,7 +80,7 @@ export class CampaignService {
       created_at: stamp,
       updated_at: stamp,
     };
-    this.db.transaction(() => this.repo.insert(row)).immediate();
+    this.deps.db.transaction(() => this.repo.insert(row)).immediate();
     return toCampaign(row);
   }
 
@@ -109,7 +105,7 @@ export class CampaignService {
    */
   changeLifecycle(principal: Principal, id: string, body: LifecycleBody): Campaign {
     const target = body.status;
-    return this.db
+    return this.deps.db
       .transaction(() => {
         const current = this.row(principal.teamId, id);
         if (current.type !== "lifetime") throw conflict("lifecycle applies to lifetime campaigns");
@@ -118,7 +114,7 @@ export class CampaignService {
           throw conflict(`campaign ${id} is ${from}, not ${body.expectedStatus} as expected: it was changed meanwhile`);
         }
         if (from === target) return toCampaign(current);
-        const stamp = this.clock.now().toISOString();
+        const stamp = this.deps.clock.now().toISOString();
         const moved = this.repo.moveStatus(principal.teamId, id, allowedSources(target), target, stamp);
         if (!moved) throw conflict(illegalMoveMessage(id, from, target));
         if (CANCELS_OPEN_EXECUTIONS.has(target)) this.repo.cancelOpenExecutions(id, stamp);
@@ -136,7 +132,7 @@ export class CampaignService {
     if (principal.kind !== "key" || !principal.scopes?.includes(TRIGGER_SCOPE)) {
       throw forbidden(`this team API key lacks the scope ${TRIGGER_SCOPE}`);
     }
-    return this.db
+    return this.deps.db
       .transaction(() => {
         const campaign = this.row(principal.teamId, campaignId);
         if (campaign.type !== "lifetime") throw conflict("triggers apply to lifetime campaigns");
@@ -147,7 +143,7 @@ export class CampaignService {
         if (!contactStatus) throw notFound(`contact ${contactId} not found`);
         // An unsubscribed contact must never be emailed again: refuse rather than queue.
         if (contactStatus !== "active") throw conflict(`contact ${contactId} is ${contactStatus}: campaigns are not sent to it`);
-        const stamp = this.clock.now().toISOString();
+        const stamp = this.deps.clock.now().toISOString();
         const result = this.repo.queueExecution({
           id: newId("exe"),
           campaign_id: campaign.id,

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 
 /**
- * The server's settings, read once from the environment (decisions.md, "Server
+ * The server's settings, read once from the environment (docs/self-hosting.md, "Settings
  * settings"). Every value is checked here so a typo fails at start-up with a message
  * naming the variable, rather than at the first request.
  */
@@ -36,6 +36,16 @@ export interface ServerConfig {
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
+  /** How long `serve` lets in-flight requests finish after SIGINT/SIGTERM, in milliseconds. */
+  shutdownTimeoutMs: number;
+  /** Failed authentications per minute per client address (bursts up to as many); 0 turns the limit off. */
+  authFailuresPerMinute: number;
+  /** CIDRs of reverse proxies whose `X-Forwarded-For` names the client address. */
+  trustedProxies: string[];
+  /** Drop found emails whose domain cannot receive mail (DNS through `dnsServers`; `OUTREACH_EMAIL_DNS_CHECK=0` turns it off). */
+  emailDnsCheck: boolean;
+  /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
+  proxy: { http?: string; https?: string; noProxy: string[] };
 }
 
 export class ConfigError extends Error {
@@ -57,6 +67,33 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   }
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "") return fallback;
+  if (["1", "true", "on", "yes"].includes(raw)) return true;
+  if (["0", "false", "off", "no"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be 0 or 1 (got ${JSON.stringify(env[name])})`);
+}
+
+/** `HTTPS_PROXY` and friends, upper case first (as curl reads them); an empty value is unset. */
+function proxyVariable(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  for (const key of [name, name.toLowerCase()]) {
+    const raw = env[key]?.trim();
+    if (!raw) continue;
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
+    } catch {
+      throw new ConfigError(`${key} must be a proxy URL such as http://proxy.example:3128 (got ${JSON.stringify(raw)})`);
+    }
+    if (url.protocol !== "http:" || !url.hostname || (url.pathname !== "/" && url.pathname !== "")) {
+      throw new ConfigError(`${key} must be an http:// proxy URL with a host and an optional port (got ${JSON.stringify(raw)}); https:// and socks proxies are not supported`);
+    }
+    return url.href;
+  }
+  return undefined;
 }
 
 function cidr(value: string, name: string): string {
@@ -116,5 +153,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),
+    shutdownTimeoutMs: integer(env, "OUTREACH_SHUTDOWN_TIMEOUT_MS", 15_000, 100, 600_000),
+    authFailuresPerMinute: integer(env, "OUTREACH_AUTH_FAILURES_PER_MINUTE", 20, 0, 100_000),
+    trustedProxies: list(env.OUTREACH_TRUSTED_PROXIES).map((v) => cidr(v, "OUTREACH_TRUSTED_PROXIES")),
+    emailDnsCheck: flag(env, "OUTREACH_EMAIL_DNS_CHECK", true),
+    proxy: { http: proxyVariable(env, "HTTP_PROXY"), https: proxyVariable(env, "HTTPS_PROXY"), noProxy: list(env.NO_PROXY ?? env.no_proxy) },
   };
 }

@@ -1,8 +1,97 @@
 import { emailBlindIndex, emailGramHashes } from "../core/blind-index.js";
-import { ContactsRepo } from "../store/contacts.js";
+import { KeyringError, type Keyring } from "../core/crypto.js";
+import { AppError } from "../core/errors.js";
+import type { Contact, ContactStatus } from "../core/schemas/contact.js";
+import { ContactsRepo, type ContactRow, type ContactWrite } from "../store/contacts.js";
 import type { Db } from "../store/db.js";
-import { CONTACT_ENCRYPTED_FIELDS, contactAad } from "./contacts.js";
 import type { EncryptedColumnSet } from "./key-rotation.js";
+
+/** The encrypted columns of a contact and the field each holds. */
+export const CONTACT_ENCRYPTED_FIELDS = { email_ct: "email", name_ct: "name", phone_ct: "phone" } as const;
+
+/** Associated data of a contact field: a ciphertext moved to another workspace, row or column fails. */
+export function contactAad(teamId: string, contactId: string, field: string): string {
+  return `contacts/${teamId}/${contactId}/${field}`;
+}
+
+/** A contact's fields in the clear, as the service handles them. */
+export interface PlainContact {
+  email: string;
+  name: string;
+  phone: string | null;
+  description: string | null;
+  status: ContactStatus;
+  tags: string[];
+}
+
+/**
+ * Contacts' field encryption: email, name and phone under AES-256-GCM with the contact's
+ * place as associated data (workspace, contact, field), the email's blind index and its
+ * blind 3/4/5-grams (docs/security.md). Always with the keyring as it is now: a rotation
+ * run by another process brings a new current key.
+ */
+export class ContactCipher {
+  constructor(private readonly keys: { get(): Keyring }) {}
+
+  /** Everything stored for a contact, encrypted under the current key. CPU only: call before the transaction. */
+  seal(teamId: string, id: string, plain: PlainContact, createdAt: string, updatedAt: string): ContactWrite {
+    const keyring = this.keys.get();
+    const aad = (field: string) => contactAad(teamId, id, field);
+    return {
+      row: {
+        id,
+        team_id: teamId,
+        email_ct: keyring.encrypt(plain.email, aad("email")),
+        email_bidx: emailBlindIndex(keyring, teamId, plain.email),
+        name_ct: keyring.encrypt(plain.name, aad("name")),
+        phone_ct: plain.phone === null ? null : keyring.encrypt(plain.phone, aad("phone")),
+        description: plain.description,
+        status: plain.status,
+        tags: JSON.stringify(plain.tags),
+        key_id: keyring.currentId,
+        created_at: createdAt,
+        updated_at: updatedAt,
+      },
+      grams: emailGramHashes(keyring, teamId, plain.email),
+      tags: plain.tags,
+    };
+  }
+
+  /** A stored row as the API's Contact. A key that cannot decrypt it is the operator's problem: a 500 that says what to check. */
+  open(row: ContactRow): Contact {
+    const keyring = this.keys.get();
+    const aad = (field: string) => contactAad(row.team_id, row.id, field);
+    try {
+      return {
+        id: row.id,
+        email: keyring.decrypt(row.email_ct, aad("email")),
+        name: keyring.decrypt(row.name_ct, aad("name")),
+        phone: row.phone_ct === null ? null : keyring.decrypt(row.phone_ct, aad("phone")),
+        description: row.description,
+        status: row.status,
+        tags: JSON.parse(row.tags) as string[],
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
+    } catch (err) {
+      if (err instanceof KeyringError) {
+        // Without any ciphertext or path in the message.
+        throw new AppError("internal_error", `contact ${row.id} cannot be decrypted: ${err.message}`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  decryptEmail(row: { id: string; email_ct: string }, teamId: string): string {
+    return this.keys.get().decrypt(row.email_ct, contactAad(teamId, row.id, "email"));
+  }
+
+  /** Blind indexes of an email under every loaded key (one, or two during a rotation). */
+  blindIndexes(teamId: string, email: string): string[] {
+    const keyring = this.keys.get();
+    return keyring.keyIds.map((keyId) => emailBlindIndex(keyring, teamId, email, keyId));
+  }
+}
 
 /**
  * Contacts' encrypted columns for the key rotation. The blind index and the 3/4/5-grams are

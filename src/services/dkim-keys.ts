@@ -10,19 +10,25 @@ export interface DkimKeyPair {
   publicKeyBase64: string;
 }
 
+/** Makes a key pair for a new sending domain. Injected (`ServiceDeps.dkimKeys`): tests use a fast one. */
+export type DkimKeyGenerator = () => Promise<DkimKeyPair>;
+
 /** 2048 bits: what Gmail and Yahoo require of bulk senders, and what fits a DNS TXT record. */
 export const DKIM_MODULUS_BITS = 2048;
 
-/**
- * A fresh RSA key for one domain. Asynchronous on purpose: generating a 2048-bit key
- * takes ~100 ms or more of CPU, which on libuv's thread pool does not stall other
- * requests (bench/dkim-keygen.mjs measures the difference).
- */
-export async function generateDkimKey(): Promise<DkimKeyPair> {
+/** An RSA key pair of `modulusLength` bits in the shapes a sending domain stores and publishes. */
+export async function generateRsaKeyPair(modulusLength: number): Promise<DkimKeyPair> {
   const { privateKey, publicKey } = await generateKeyPairAsync("rsa", {
-    modulusLength: DKIM_MODULUS_BITS,
+    modulusLength,
     publicKeyEncoding: { type: "spki", format: "der" },
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
   });
   return { privateKeyPem: privateKey, publicKeyBase64: Buffer.from(publicKey).toString("base64") };
 }
+
+/**
+ * A fresh 2048-bit RSA key for one domain. Asynchronous on purpose: generating one takes
+ * ~100 ms or more of CPU, which on libuv's thread pool does not stall other requests
+ * (bench/sending-domains.mjs measures the difference).
+ */
+export const generateDkimKey: DkimKeyGenerator = () => generateRsaKeyPair(DKIM_MODULUS_BITS);

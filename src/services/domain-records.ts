@@ -3,7 +3,7 @@ import type { DmarcStatus, DnsRecord, DnsRecordStatus, DomainStatus } from "../c
 import type { DnsAnswer, DnsLookup } from "../providers/dns/resolver.js";
 
 /**
- * The DNS records a sending domain publishes (field-notes.md §7) and how each is checked.
+ * The DNS records a sending domain publishes (docs/api.md, "Sending domains") and how each is checked.
  * Pure functions over DNS answers, so every rule is testable without a network; the
  * service does the lookups and the bookkeeping.
  */

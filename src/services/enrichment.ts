@@ -1,18 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { AppError } from "../core/errors.js";
-import { Lead } from "../core/schemas/lead.js";
+import { Lead, type EnrichmentError } from "../core/schemas/lead.js";
+import { NodeDnsLookup } from "../providers/dns/resolver.js";
 import { AddressPolicy } from "../providers/web/address-policy.js";
+import { ExtractionPool } from "../providers/web/extraction-pool.js";
 import { FetchError, SafeWebFetcher, type LookupFunction } from "../providers/web/safe-fetcher.js";
 import { crawlSite, type SiteFacts } from "../providers/web/site-crawler.js";
 import type { Db } from "../store/db.js";
 import { EnrichmentCacheRepo } from "../store/enrichment-cache.js";
 import { RetryTokensRepo } from "../store/retry-tokens.js";
 import type { ServerConfig } from "./config.js";
+import { EmailDomainCheck } from "./email-domains.js";
+import { enrichmentErrorOf, parseCachedFailure } from "./enrichment-errors.js";
 import type { EnrichmentRun, LeadEnricher } from "./lead-enricher.js";
 import { mergeFacts, planFor } from "./lead-facts.js";
+import type { ServiceDeps } from "./deps.js";
 
-/** service-api.md 3.2 / 4.2. */
+/** Retry tokens and what they cover (docs/api.md, "Endpoint 2"). */
 export const RETRY_TOKEN_TTL_MS = 15 * 60_000;
 export const RETRY_MAX_LEADS = 20;
 
@@ -20,19 +25,28 @@ export interface EnrichOptions {
   signal?: AbortSignal;
   /** Called with a snapshot of all leads each time one finishes. */
   onProgress?: (snapshot: Lead[]) => void;
+  /** Ends the run as if its budget ran out now (the server is shutting down). */
+  cutoff?: AbortSignal;
 }
 
 interface RunOptions extends EnrichOptions {
   budgetMs: number;
+  /** Time one site may take (a retry gives a slow site its whole budget). */
+  siteBudgetMs: number;
   /** A retry tries sites again even when a recent attempt failed. */
   ignoreFailures: boolean;
+  /** `--refresh`: crawl again even when the cache has the site's facts. */
+  refresh: boolean;
 }
+
+/** What became of one site in one run. */
+type SiteOutcome = { kind: "found"; facts: SiteFacts } | { kind: "failed"; error: EnrichmentError } | { kind: "cut" };
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 /**
- * Website enrichment of leads (issue 4): every site crawled concurrently (the fetcher
+ * Website enrichment of leads (docs/api.md): every site crawled concurrently (the fetcher
  * enforces 2 connections per host and a global limit), each within a per-site budget,
  * all within the caller's total budget; results cached per registrable domain.
  *
@@ -44,15 +58,36 @@ export class EnrichmentService implements LeadEnricher {
   private fetcher: SafeWebFetcher;
   private readonly cache: EnrichmentCacheRepo;
   private readonly tokens: RetryTokensRepo;
+  private pool: ExtractionPool | undefined;
+  private readonly emailCheck: EmailDomainCheck | undefined;
+  /** Addresses dropped because their domain cannot receive mail, since start (figures and logs). */
+  emailsDropped = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly config: ServerConfig,
-  ) {
-    this.cache = new EnrichmentCacheRepo(db);
-    this.tokens = new RetryTokensRepo(db);
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly config: ServerConfig;
+
+  constructor(deps: Pick<ServiceDeps, "db" | "clock" | "config">) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.config = deps.config;
+    this.cache = new EnrichmentCacheRepo(deps.db);
+    this.tokens = new RetryTokensRepo(deps.db);
     this.fetcher = this.buildFetcher();
+    // The workers load their modules (a few hundred ms) while the server starts, not
+    // during its first search; they never keep a process alive.
+    const config = deps.config;
+    if (config.enrich) this.pool = new ExtractionPool();
+    if (config.emailDnsCheck) {
+      const lookup = new NodeDnsLookup({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, tries: config.dnsTries });
+      this.emailCheck = new EmailDomainCheck(lookup, () => this.clock.now().getTime());
+    }
+  }
+
+  /** Stop the extraction workers (the data directory is closing). */
+  close(): void {
+    void this.pool?.destroy();
+    this.pool = undefined;
   }
 
   /**
@@ -68,15 +103,17 @@ export class EnrichmentService implements LeadEnricher {
       policy: new AddressPolicy(this.config.fetchAllow),
       userAgent: this.config.userAgent,
       totalConnections: this.config.fetchConnections,
+      proxy: this.config.proxy,
       lookup,
     });
   }
 
   /** The LeadEnricher seam the lead search calls. */
-  async enrichForSearch(teamId: string, leads: Lead[], options: EnrichOptions & { signal: AbortSignal }): Promise<EnrichmentRun> {
+  async enrichForSearch(teamId: string, leads: Lead[], options: EnrichOptions & { signal: AbortSignal; refresh?: boolean }): Promise<EnrichmentRun> {
     if (!this.config.enrich) return { leads, retryToken: null };
     this.housekeeping();
-    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, ignoreFailures: false });
+    const refresh = options.refresh === true;
+    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh });
     const result = out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentPending: true }));
     // The server picks what the retry covers: pending leads with a site to crawl, in the
     // search's own order (nearest / best first), at most 20.
@@ -99,7 +136,7 @@ export class EnrichmentService implements LeadEnricher {
     this.tokens.insert({
       token,
       team_id: teamId,
-      leads: JSON.stringify(leads.slice(0, RETRY_MAX_LEADS).map(({ enrichmentPending: _p, ...lead }) => lead)),
+      leads: JSON.stringify(leads.slice(0, RETRY_MAX_LEADS).map(({ enrichmentPending: _p, enrichmentError: _e, ...lead }) => lead)),
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + RETRY_TOKEN_TTL_MS).toISOString(),
     });
@@ -119,7 +156,7 @@ export class EnrichmentService implements LeadEnricher {
   /**
    * Endpoint 2, step 2: enrich the redeemed leads again, with the retry's longer budget
    * and without trusting recent failures. Every lead comes back `enrichmentPending: false`,
-   * found or not (service-api.md 3.3).
+   * found or not (docs/api.md, "Endpoint 2").
    */
   async enrichRedeemed(leads: Lead[], options: EnrichOptions = {}): Promise<Lead[]> {
     const settled = (list: Lead[]) => list.map((lead) => ({ ...lead, enrichmentPending: false }));
@@ -127,8 +164,11 @@ export class EnrichmentService implements LeadEnricher {
     const { leads: out } = await this.run(leads, {
       signal: options.signal,
       onProgress: options.onProgress,
+      cutoff: options.cutoff,
       budgetMs: this.config.enrichRetryBudgetMs,
+      siteBudgetMs: this.config.enrichRetryBudgetMs,
       ignoreFailures: true,
+      refresh: false,
     });
     return settled(out);
   }
@@ -147,7 +187,12 @@ export class EnrichmentService implements LeadEnricher {
     const onAbort = () => stop.abort(options.signal?.reason);
     if (options.signal?.aborted) stop.abort(options.signal.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    const inFlight = new Map<string, Promise<SiteFacts | null | undefined>>();
+    const onCutoff = () => stop.abort(options.cutoff?.reason);
+    if (options.cutoff?.aborted) onCutoff();
+    options.cutoff?.addEventListener("abort", onCutoff, { once: true });
+    // Started before the first fetch: the workers load while robots.txt and homepages arrive.
+    this.pool ??= new ExtractionPool();
+    const inFlight = new Map<string, Promise<SiteOutcome>>();
     const report = (i: number, lead: Lead) => {
       out[i] = lead;
       finished[i] = true;
@@ -159,36 +204,40 @@ export class EnrichmentService implements LeadEnricher {
           const plan = planFor(lead);
           if (plan.kind === "none") return void (finished[i] = true);
           if (plan.kind === "social") return report(i, mergeFacts(lead, { socials: { [plan.network]: plan.url } }));
-          let facts = inFlight.get(plan.cacheKey);
-          if (!facts) {
-            facts = this.factsFor(plan.url, plan.cacheKey, stop.signal, options.ignoreFailures);
-            inFlight.set(plan.cacheKey, facts);
+          let outcome = inFlight.get(plan.cacheKey);
+          if (!outcome) {
+            outcome = this.factsFor(plan.url, plan.cacheKey, lead.name, stop.signal, options);
+            inFlight.set(plan.cacheKey, outcome);
           }
-          const result = await facts;
-          if (result === undefined && stop.signal.aborted) return; // cut off by the budget: pending
-          report(i, result ? mergeFacts(lead, result) : lead);
+          const result = await outcome;
+          if (result.kind === "cut") return; // cut off by the budget: pending
+          const { enrichmentError: _stale, ...fresh } = lead;
+          report(i, result.kind === "found" ? mergeFacts(fresh, result.facts) : { ...fresh, enrichmentError: result.error });
         }),
       );
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
+      options.cutoff?.removeEventListener("abort", onCutoff);
     }
     return { leads: out, finished };
   }
 
   /**
-   * The facts of one site: from the cache, else crawled within the per-site budget.
-   * Null when the site failed (cached as a failure, for hours); undefined when the run's
-   * budget cut it off (not cached: it may well answer next time).
+   * The facts of one site: from the cache, else crawled within the per-site budget. A
+   * failure is cached (for hours) and says why; a crawl the run's budget cut off is not
+   * cached (it may well answer next time).
    */
-  private async factsFor(url: string, cacheKey: string, runSignal: AbortSignal, ignoreFailures: boolean): Promise<SiteFacts | null | undefined> {
+  private async factsFor(url: string, cacheKey: string, businessName: string, runSignal: AbortSignal, options: RunOptions): Promise<SiteOutcome> {
     const now = this.clock.now();
-    const cached = this.cache.get(cacheKey, now.toISOString());
-    if (cached?.outcome === "found") return JSON.parse(cached.facts!) as SiteFacts;
-    if (cached?.outcome === "failed" && !ignoreFailures) return null;
-    const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(this.config.enrichSiteBudgetMs)]);
+    const cached = options.refresh ? undefined : this.cache.get(cacheKey, now.toISOString());
+    if (cached?.outcome === "found") return { kind: "found", facts: JSON.parse(cached.facts!) as SiteFacts };
+    if (cached?.outcome === "failed" && !options.ignoreFailures) return { kind: "failed", error: parseCachedFailure(cached.failure) };
+    const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(options.siteBudgetMs)]);
     try {
-      const facts = await crawlSite(this.fetcher, url, { signal: siteSignal });
+      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool! });
+      const facts = await this.deliverable(crawled, siteSignal);
+      if (runSignal.aborted) return { kind: "cut" };
       const at = this.clock.now();
       this.cache.put({
         domain: cacheKey,
@@ -198,13 +247,31 @@ export class EnrichmentService implements LeadEnricher {
         fetched_at: at.toISOString(),
         expires_at: new Date(at.getTime() + this.config.enrichCacheDays * DAY).toISOString(),
       });
-      return facts;
+      return { kind: "found", facts };
     } catch (err) {
-      if (runSignal.aborted) return undefined;
-      const reason = err instanceof FetchError ? err.reason : "error";
+      if (runSignal.aborted) return { kind: "cut" };
+      const error = enrichmentErrorOf(err);
       const at = this.clock.now();
-      this.cache.putFailure(cacheKey, reason, at.toISOString(), new Date(at.getTime() + this.config.enrichFailureCacheHours * HOUR).toISOString());
-      return null;
+      this.cache.putFailure(cacheKey, JSON.stringify(error), at.toISOString(), new Date(at.getTime() + this.config.enrichFailureCacheHours * HOUR).toISOString());
+      return { kind: "failed", error };
     }
+  }
+
+  /**
+   * Drop addresses whose domain certainly cannot receive mail (RFC 5321 §5.1), falling
+   * back to the next-best address; a DNS failure keeps the address.
+   */
+  private async deliverable(facts: SiteFacts, signal: AbortSignal): Promise<SiteFacts> {
+    const { alternatives = [], ...rest } = facts;
+    if (!this.emailCheck || !facts.email) return rest;
+    const dropped: NonNullable<SiteFacts["emailsDropped"]> = [];
+    for (const email of [facts.email, ...alternatives]) {
+      if (signal.aborted) break;
+      const verdict = await this.emailCheck.verdict(email.slice(email.lastIndexOf("@") + 1));
+      if (verdict.kind !== "no") return { ...rest, email, emailsDropped: dropped.length ? dropped : undefined };
+      dropped.push({ email, reason: verdict.reason });
+      this.emailsDropped++;
+    }
+    return { ...rest, email: null, emailsDropped: dropped };
   }
 }

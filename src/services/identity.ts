@@ -9,6 +9,7 @@ import { PersonalTokensRepo } from "../store/personal-tokens.js";
 import { TeamsRepo, type TeamRow } from "../store/teams.js";
 import { UsersRepo, type UserRow } from "../store/users.js";
 import type { PlanService } from "./plans.js";
+import type { ServiceDeps } from "./deps.js";
 
 export const toUser = (row: UserRow): User => ({ id: row.id, name: row.name, email: row.email });
 
@@ -44,14 +45,17 @@ export class IdentityService {
   readonly teams: TeamsRepo;
   readonly tokens: PersonalTokensRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly plans: PlanService,
-  ) {
-    this.users = new UsersRepo(db);
-    this.teams = new TeamsRepo(db);
-    this.tokens = new PersonalTokensRepo(db);
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly plans: PlanService;
+
+  constructor(deps: Pick<ServiceDeps, "db" | "clock"> & { plans: PlanService }) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.plans = deps.plans;
+    this.users = new UsersRepo(deps.db);
+    this.teams = new TeamsRepo(deps.db);
+    this.tokens = new PersonalTokensRepo(deps.db);
   }
 
   private now(): string {

@@ -1,41 +1,28 @@
-import type { Clock } from "../core/clock.js";
-import type { Keyring } from "../core/crypto.js";
-import type { Db } from "../store/db.js";
+import { Geocoder } from "../providers/geocode/geocoder.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
+import { LocalPlaceProvider } from "../providers/places/local.js";
+import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
 import { ContactService } from "./contacts.js";
 import { contactsColumnSet } from "./contacts-encryption.js";
-import { sendingDomainsColumnSet } from "./sending-domains.js";
-import { KeyRotationService } from "./key-rotation.js";
-import { KeyringSource } from "./keyring-source.js";
-import type { ServerConfig } from "./config.js";
+import type { ServiceDeps } from "./deps.js";
 import { EnrichmentService } from "./enrichment.js";
 import { IdentityService } from "./identity.js";
-import { Geocoder } from "../providers/geocode/geocoder.js";
-import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
-import { LocalPlaceProvider } from "../providers/places/local.js";
-import type { PlaceSearchProvider } from "../providers/places/provider.js";
+import { KeyRotationService } from "./key-rotation.js";
+import { KeyringSource } from "./keyring-source.js";
 import type { LeadEnricher } from "./lead-enricher.js";
 import { LeadSearchService } from "./lead-search.js";
-import { QuotaService } from "./quota.js";
-import { PlanService } from "./plans.js";
 import { PlacesImportService } from "./places-import.js";
+import { PlanService } from "./plans.js";
+import { QuotaService } from "./quota.js";
 import { RateLimiter } from "./rate-limit.js";
-import { SendingDomainService } from "./sending-domains.js";
+import { SendingDomainService, sendingDomainsColumnSet } from "./sending-domains.js";
 import { TeamApiKeyService } from "./team-api-keys.js";
 import { TeamService } from "./teams.js";
 
-/** What every service may depend on. Services get these, never an HTTP event or a terminal. */
-export interface ServiceDeps {
-  db: Db;
-  clock: Clock;
-  keyring: Keyring;
-  config: ServerConfig;
-  dataDir: string;
-  /** Derived data shared by data directories (see `resolveCacheDir`); none: kept in memory only. */
-  cacheDir?: string;
-}
+export type { ServiceDeps } from "./deps.js";
 
 export interface Services {
   deps: ServiceDeps;
@@ -49,13 +36,13 @@ export interface Services {
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
   placesImport: PlacesImportService;
-  /** Website enrichment (issue 4); also the LeadEnricher the lead search calls. */
+  /** Website enrichment; also the LeadEnricher the lead search calls. */
   enrichment: EnrichmentService;
   quota: QuotaService;
   /** Where leads come from: the local places index unless replaced (Google, Overpass later). */
   placeProvider: PlaceSearchProvider;
   geocoder: Geocoder;
-  /** Website enrichment of search results (pass-through until the enricher is wired). */
+  /** Website enrichment of search results: the enrichment service (a pass-through with OUTREACH_ENRICH=0). */
   leadEnricher: LeadEnricher;
   leadSearch: LeadSearchService;
   /** The keyring, following the key file while a rotation in another process runs. */
@@ -65,43 +52,36 @@ export interface Services {
   keyRotation: KeyRotationService;
 }
 
+/**
+ * Wire the services of one data directory. Each gets its dependencies by name; nothing
+ * here does work beyond building objects (the contacts' n-gram and the places' category
+ * backfills run in `openInstance`).
+ */
 export function createServices(deps: ServiceDeps): Services {
-  const plans = new PlanService(deps.db);
-  const identity = new IdentityService(deps.db, deps.clock, plans);
-  const auth = new AuthService(deps.db, deps.clock);
-  const teams = new TeamService(deps.db);
-  const rateLimiter = new RateLimiter(deps.config.rateLimitPerMinute, deps.clock);
-  const keys = new KeyringSource(deps.keyring, deps.dataDir);
-  const contacts = new ContactService(deps.db, deps.clock, keys, plans);
-  // Contacts stored before the 4/5-gram index get theirs (one-off; a no-op afterwards).
-  contacts.backfillNgrams();
-  const keyRotation = new KeyRotationService(deps.db);
-  keyRotation.register(contactsColumnSet(deps.db));
+  const { db, clock, config } = deps;
+  const plans = new PlanService({ db });
+  const identity = new IdentityService({ db, clock, plans });
+  const auth = new AuthService({ db, clock });
+  const teams = new TeamService({ db });
+  const rateLimiter = new RateLimiter({ clock, limitPerMinute: config.rateLimitPerMinute });
+  const keys = new KeyringSource(deps);
+  const contacts = new ContactService({ db, clock, keys, plans });
+  const keyRotation = new KeyRotationService({ db });
+  keyRotation.register(contactsColumnSet(db));
   keyRotation.register(sendingDomainsColumnSet());
-  const sendingDomains = new SendingDomainService(deps, plans, keys);
-  const campaigns = new CampaignService(deps.db, deps.clock);
-  const teamApiKeys = new TeamApiKeyService(deps.db, deps.clock);
+  const sendingDomains = new SendingDomainService({ db, clock, config, dkimKeys: deps.dkimKeys, plans, keys });
+  const campaigns = new CampaignService({ db, clock });
+  const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
-  const brand = new BrandService(deps.db, deps.clock);
-  const placesImport = new PlacesImportService(deps.db, deps.clock, deps.cacheDir);
-  // Places stored before category tags get theirs (one-off; a no-op afterwards).
-  placesImport.backfillCategoryTags();
-  const enrichment = new EnrichmentService(deps.db, deps.clock, deps.config);
-  const quota = new QuotaService(deps.db, deps.clock, plans);
-  const placeProvider = new LocalPlaceProvider(deps.db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) });
-  const geocoder = new Geocoder(deps.db);
+  const brand = new BrandService({ db, clock });
+  const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
+  const enrichment = new EnrichmentService({ db, clock, config });
+  const quota = new QuotaService({ db, clock, plans });
+  const placeProvider = new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) });
+  const geocoder = new Geocoder(db);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;
-  const leadSearch = new LeadSearchService({
-    db: deps.db,
-    clock: deps.clock,
-    keyring: deps.keyring,
-    plans,
-    quota,
-    provider: placeProvider,
-    geocoder,
-    enricher: leadEnricher,
-  });
+  const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, geocoder, enricher: leadEnricher });
   return {
     deps,
     plans,

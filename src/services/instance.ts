@@ -2,8 +2,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { systemClock, type Clock } from "../core/clock.js";
 import { loadKeyring } from "../core/crypto.js";
+import { startCheckpointer, type Checkpointer } from "../store/checkpointer.js";
 import { DATABASE_FILE_NAME, openDatabase } from "../store/db.js";
 import { loadServerConfig, type ServerConfig } from "./config.js";
+import { backfillContactNgrams } from "./contact-ngram-backfill.js";
+import { generateDkimKey, type DkimKeyGenerator } from "./dkim-keys.js";
 import { createServices, type Services } from "./index.js";
 
 /** `--data-dir`, else `OUTREACH_DATA_DIR`, else `$XDG_DATA_HOME/outreach` (`~/.local/share/outreach`). */
@@ -31,6 +34,11 @@ export function databasePath(dataDir: string): string {
 export interface Instance {
   dataDir: string;
   services: Services;
+  /**
+   * Checkpoint the WAL from a background thread instead of inside writes (a long-running
+   * server: `store/checkpointer.ts`). Stopped by `close()` at the latest.
+   */
+  startBackgroundCheckpoints(log: (line: string) => void): Checkpointer;
   close(): void;
 }
 
@@ -40,6 +48,8 @@ export interface OpenInstanceOptions {
   clock?: Clock;
   /** Overrides of settings that would otherwise come from the environment (tests). */
   config?: Partial<ServerConfig>;
+  /** The DKIM key generator of new sending domains (tests pass a fast one). */
+  dkimKeys?: DkimKeyGenerator;
 }
 
 export function openInstance(options: OpenInstanceOptions): Instance {
@@ -49,14 +59,33 @@ export function openInstance(options: OpenInstanceOptions): Instance {
   const db = openDatabase(databasePath(options.dataDir));
   try {
     const keyring = loadKeyring(options.dataDir, env, clock.now());
-    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir, cacheDir: resolveCacheDir(env) });
+    const services = createServices({
+      db,
+      clock,
+      keyring,
+      config,
+      dataDir: options.dataDir,
+      dkimKeys: options.dkimKeys ?? generateDkimKey,
+      cacheDir: resolveCacheDir(env),
+    });
+    // Contacts stored before the 4/5-gram index get theirs, places stored before category
+    // tags theirs (once; no-ops afterwards).
+    backfillContactNgrams({ db, keys: services.keys });
+    services.placesImport.backfillCategoryTags();
     let closed = false;
+    let checkpointer: Checkpointer | undefined;
     return {
       dataDir: options.dataDir,
       services,
+      startBackgroundCheckpoints(log) {
+        checkpointer ??= startCheckpointer(db, databasePath(options.dataDir), log);
+        return checkpointer;
+      },
       close() {
         if (closed) return;
         closed = true;
+        void checkpointer?.stop();
+        services.enrichment.close();
         db.close();
       },
     };

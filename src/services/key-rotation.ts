@@ -1,10 +1,11 @@
 import type { Keyring } from "../core/crypto.js";
 import type { Db } from "../store/db.js";
 import { EncryptedRowsRepo, type EncryptedRow, type EncryptedTableShape } from "../store/encrypted-rows.js";
+import type { ServiceDeps } from "./deps.js";
 
 /**
- * One set of encrypted columns the rotation re-encrypts. Features register theirs
- * (contacts here; sending domains' DKIM private keys at merge).
+ * One set of encrypted columns the rotation re-encrypts. Features register theirs in
+ * `createServices` (contacts, sending domains' DKIM private keys).
  */
 export interface EncryptedColumnSet extends EncryptedTableShape {
   /** A name for progress lines. */
@@ -53,8 +54,11 @@ export class KeyRotationService {
   private readonly sets: EncryptedColumnSet[] = [];
   private readonly rows: EncryptedRowsRepo;
 
-  constructor(private readonly db: Db) {
-    this.rows = new EncryptedRowsRepo(db);
+  private readonly db: Db;
+
+  constructor(deps: Pick<ServiceDeps, "db">) {
+    this.db = deps.db;
+    this.rows = new EncryptedRowsRepo(deps.db);
   }
 
   register(set: EncryptedColumnSet): void {

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { KEY_FILE_NAME, Keyring, loadKeyring } from "../core/crypto.js";
+import type { ServiceDeps } from "./deps.js";
 
 /**
  * The keyring, kept in step with the data directory's key file. `outreach admin keys
@@ -15,12 +16,9 @@ export class KeyringSource {
   private checkedAt = 0;
   private readonly path: string;
 
-  constructor(
-    initial: Keyring,
-    dataDir: string,
-  ) {
-    this.current = initial;
-    this.path = join(dataDir, KEY_FILE_NAME);
+  constructor(deps: Pick<ServiceDeps, "keyring" | "dataDir">) {
+    this.current = deps.keyring;
+    this.path = join(deps.dataDir, KEY_FILE_NAME);
     this.seenMtimeMs = this.mtime();
   }
 

@@ -17,13 +17,7 @@ export interface LeadEnricher {
   enrichForSearch(
     teamId: string,
     leads: Lead[],
-    options: { signal: AbortSignal; onProgress?: (snapshot: Lead[]) => void },
+    /** `cutoff` ends enrichment as if its budget ran out (the server is shutting down); `refresh` crawls again instead of answering from the cache. */
+    options: { signal: AbortSignal; cutoff?: AbortSignal; refresh?: boolean; onProgress?: (snapshot: Lead[]) => void },
   ): Promise<EnrichmentRun>;
 }
-
-/** Enrichment off (`OUTREACH_ENRICH=0`, or not wired yet): leads pass through unchanged. */
-export const passThroughEnricher: LeadEnricher = {
-  async enrichForSearch(_teamId, leads) {
-    return { leads, retryToken: null };
-  },
-};

@@ -1,30 +1,26 @@
-import type { Clock } from "../core/clock.js";
-import type { Keyring } from "../core/crypto.js";
-import { AppError, isAppError, unauthorized } from "../core/errors.js";
+import { AppError, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
 import { Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
 import type { Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
-import { ContactsRepo } from "../store/contacts.js";
-import type { Db } from "../store/db.js";
-import { TeamsRepo } from "../store/teams.js";
 import type { Principal } from "./auth.js";
+import type { ContactService } from "./contacts.js";
+import type { ServiceDeps } from "./deps.js";
 import type { LeadEnricher } from "./lead-enricher.js";
 import { PageTokens, type SearchParameters } from "./page-token.js";
-import type { PlanService } from "./plans.js";
+import type { EffectiveLimits, PlanService } from "./plans.js";
 import type { QuotaService } from "./quota.js";
 
-/** 4.1 rule 2. */
+/** The radius of a search that gives none. */
 export const DEFAULT_RADIUS_KM = 5;
 
 /** What the search produces, in order: progress snapshots, then one complete result. */
 export type SearchEvent = { type: "progress"; data: Partial<SearchResult> & { leads: SearchResult["leads"] } } | { type: "complete"; data: SearchResult };
 
-export interface LeadSearchDeps {
-  db: Db;
-  clock: Clock;
-  keyring: Keyring;
+export interface LeadSearchDeps extends Pick<ServiceDeps, "clock" | "keyring"> {
   plans: PlanService;
+  /** Counted against the plan's contact limit before a search. */
+  contacts: ContactService;
   quota: QuotaService;
   provider: PlaceSearchProvider;
   geocoder: Geocoder;
@@ -37,8 +33,12 @@ export interface LeadSearchDeps {
  * page token, geocoding, contact limit, quota): what is left runs inside the response.
  */
 export interface AcceptedSearch {
-  /** The search's events; stops (without refund) when `signal` aborts. */
-  run(signal: AbortSignal): AsyncGenerator<SearchEvent>;
+  /**
+   * The search's events; stops (without refund) when `signal` aborts. When `cutoff`
+   * aborts, enrichment ends as if its budget ran out and the search completes with the
+   * leads still pending and a retry token.
+   */
+  run(signal: AbortSignal, cutoff?: AbortSignal): AsyncGenerator<SearchEvent>;
 }
 
 function isAbort(err: unknown, signal: AbortSignal): boolean {
@@ -46,26 +46,22 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
 }
 
 /**
- * Endpoint 1 (service-api.md 4.1). The steps that may refuse the request all run in
+ * Endpoint 1 (docs/api.md, "Lead search"). The steps that may refuse the request all run in
  * `accept()`, so their errors are ordinary HTTP errors; `run()` talks to the provider,
  * then enrichment, and reports as it goes.
  */
 export class LeadSearchService {
   private readonly tokens: PageTokens;
-  private readonly teams: TeamsRepo;
-  private readonly contacts: ContactsRepo;
   private readonly log: (line: string) => void;
 
   constructor(private readonly deps: LeadSearchDeps) {
     this.tokens = new PageTokens(deps.keyring, deps.clock);
-    this.teams = new TeamsRepo(deps.db);
-    this.contacts = new ContactsRepo(deps.db);
     this.log = deps.log ?? ((line) => process.stderr.write(line + "\n"));
   }
 
   async accept(principal: Principal, input: SearchInput, signal: AbortSignal): Promise<AcceptedSearch> {
-    const team = this.teams.byId(principal.teamId);
-    if (!team) throw unauthorized("no active workspace");
+    // 401 before any other work when the caller's workspace is gone.
+    const team = { id: principal.teamId, limits: this.deps.plans.limitsForTeam(principal.teamId) };
     const params: SearchParameters = {
       location: input.location,
       keywords: input.keywords,
@@ -76,27 +72,26 @@ export class LeadSearchService {
       sort: input.sort ?? "relevance",
     };
 
-    // A following page: the token carries the centre and cursor; no geocoding, no quota (rule 5).
+    // A following page: the token carries the centre and cursor; no geocoding, no quota.
     if (input.pageToken) {
       const state = this.tokens.verify(input.pageToken, team.id, params);
-      this.assertContactRoom(team.id);
-      return this.accepted(team.id, params, { center: state.center, resolvedLocation: state.resolvedLocation ?? null }, state.cursor, state.searchId, null);
+      this.assertContactRoom(team.id, team.limits);
+      const located = { center: state.center, resolvedLocation: state.resolvedLocation ?? null };
+      return this.accepted(team.id, params, located, state.cursor, state.searchId, null, input.refresh === true);
     }
 
     const place = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
-    this.assertContactRoom(team.id);
-    // Rules 5–6: a new search (a changed radius included) takes one unit, atomically.
+    this.assertContactRoom(team.id, team.limits);
+    // A new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
     const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
-    return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id);
+    return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
   }
 
   /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
-  private assertContactRoom(teamId: string): void {
-    const team = this.teams.byId(teamId)!;
-    const { maxContacts, plan } = this.deps.plans.limitsFor(team);
+  private assertContactRoom(teamId: string, { maxContacts, plan }: EffectiveLimits): void {
     if (maxContacts === null) return;
-    const count = this.contacts.count(teamId);
+    const count = this.deps.contacts.count(teamId);
     if (count >= maxContacts) {
       throw new AppError(
         "contact_limit_reached",
@@ -112,17 +107,18 @@ export class LeadSearchService {
     cursor: string | null,
     searchId: string,
     reservationId: string | null,
+    refresh: boolean,
   ): AcceptedSearch {
     const deps = this.deps;
     const tokens = this.tokens;
     const log = this.log;
     return {
-      async *run(signal) {
+      async *run(signal, cutoff) {
         let page;
         try {
           page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, sort: params.sort, signal });
         } catch (err) {
-          // Rule 7: a cancelled search keeps its cost; a failing provider gives it back.
+          // A cancelled search keeps its cost; a failing provider gives it back.
           // The client is gone, so nobody reads this; an AppError is not logged as a fault.
           if (isAbort(err, signal)) throw new AppError("internal_error", "the search was cancelled by the client", { cause: err });
           if (reservationId) deps.quota.refund(reservationId);
@@ -132,8 +128,8 @@ export class LeadSearchService {
             cause: err,
           });
         }
-        // The strict circle and the 2.3 bounds hold whatever the provider did (rule 4:
-        // a page may end up empty and still have a next page).
+        // The strict circle and the Lead bounds hold whatever the provider did (a page
+        // may end up empty and still have a next page).
         const seen = new Set<string>();
         const leads = page.leads
           .filter((lead) => Lead.safeParse(lead).success)
@@ -144,7 +140,7 @@ export class LeadSearchService {
         const didYouMean = page.didYouMean ?? null;
         yield { type: "progress", data: { center, leads, nextPageToken, resolvedLocation, didYouMean } };
 
-        const enriched = yield* enrich(deps.enricher, teamId, leads, signal, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
         signal.throwIfAborted();
         yield {
           type: "complete",
@@ -171,7 +167,7 @@ async function* enrich(
   enricher: LeadEnricher,
   teamId: string,
   leads: SearchResult["leads"],
-  signal: AbortSignal,
+  { signal, cutoff, refresh }: { signal: AbortSignal; cutoff?: AbortSignal; refresh: boolean },
   snapshot: (leads: SearchResult["leads"]) => SearchEvent["data"] & { leads: SearchResult["leads"] },
   log: (line: string) => void,
 ): AsyncGenerator<SearchEvent, { leads: SearchResult["leads"]; retryToken: string | null }> {
@@ -183,6 +179,8 @@ async function* enrich(
   const work = enricher
     .enrichForSearch(teamId, leads, {
       signal,
+      cutoff,
+      refresh,
       onProgress: (s) => {
         pending.push(s);
         wake?.();

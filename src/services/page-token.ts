@@ -9,7 +9,7 @@ import type { ResolvedLocation } from "../core/schemas/lead.js";
 export const PAGE_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 const PURPOSE = "page-token";
 
-/** The parameters a page token is bound to (decisions.md): the same on every page. */
+/** The parameters a page token is bound to (docs/api.md, "Pages"): the same on every page. */
 export interface SearchParameters {
   location: string;
   keywords: string;

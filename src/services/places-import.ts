@@ -1,16 +1,16 @@
 import { basename, resolve } from "node:path";
 import { iso1A2Code } from "@rapideditor/country-coder";
-import type { Clock } from "../core/clock.js";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { importerFor } from "../providers/places/importers/index.js";
+import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { BoundingBox, PlaceRecord, SkipReason } from "../providers/places/place-record.js";
-import type { Db } from "../store/db.js";
+import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -80,7 +80,7 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-/** A cleaned place in column form (JSON serialised, category text and tags for the term index). */
+/** A cleaned place in column form (JSON serialised; the categories also as one text, and the category tags, for the term index). */
 export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[] = place.tags ?? []): PlaceWrite {
   return {
     placeId: place.placeId,
@@ -120,30 +120,25 @@ export class PlacesImportService {
   private localitiesRepo?: LocalitiesRepo;
   private readonly categorizer: PlaceCategorizer;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    /** Where the category vocabulary is cached (see `loadCategoryVocabulary`). */
-    vocabularyCacheDir?: string,
-  ) {
-    this.categorizer = new PlaceCategorizer(() => loadCategoryVocabulary(vocabularyCacheDir));
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock" | "cacheDir">) {
+    this.categorizer = new PlaceCategorizer(() => loadCategoryVocabulary(deps.cacheDir));
   }
 
   /** Made on first use: the server, which never imports, prepares none of this. */
   get repo(): PlacesRepo {
-    this.placesRepo ??= new PlacesRepo(this.db);
+    this.placesRepo ??= new PlacesRepo(this.deps.db);
     return this.placesRepo;
   }
 
   /** The geocoder's localities, rebuilt once an import ends. */
   private get localities(): LocalitiesRepo {
-    this.localitiesRepo ??= new LocalitiesRepo(this.db);
+    this.localitiesRepo ??= new LocalitiesRepo(this.deps.db);
     return this.localitiesRepo;
   }
 
   /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
   private get postings(): PlacePostingsRepo {
-    this.postingsRepo ??= new PlacePostingsRepo(this.db);
+    this.postingsRepo ??= new PlacePostingsRepo(this.deps.db);
     return this.postingsRepo;
   }
 
@@ -160,7 +155,7 @@ export class PlacesImportService {
     }
     // Kind and licence are known from the format; the data date may come from the data.
     const provisional = importer.source();
-    const source = this.repo.beginSource({ ...provisional, name, now: this.clock.now().toISOString() });
+    const source = this.repo.beginSource({ ...provisional, name, now: this.deps.clock.now().toISOString() });
     const counts = { added: 0, updated: 0, unchanged: 0 };
     const skipped: Partial<Record<SkipReason, number>> = {};
     const rejectedRows: string[] = [];
@@ -170,7 +165,7 @@ export class PlacesImportService {
     const namedPlaces: NamedPlaceRow[] = [];
     const flush = () => {
       if (batch.length === 0) return;
-      const result = this.repo.upsertBatch(source.id, batch, this.clock.now().toISOString());
+      const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
       counts.added += result.added;
       counts.updated += result.updated;
       counts.unchanged += result.unchanged;
@@ -206,7 +201,7 @@ export class PlacesImportService {
       throw err;
     }
     const info = importer.source();
-    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.clock.now().toISOString() });
+    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString() });
     removed += gone;
     this.postings.refresh();
     this.localities.replaceNamedPlaces(source.id, namedPlaces);
@@ -232,7 +227,7 @@ export class PlacesImportService {
   }
 
   /**
-   * Category tags for places written before they existed (listed by migration 014): from
+   * Category tags for places written before they existed (listed by migration 015): from
    * their labels and brand, in batches, then the packed index of the cells they touched.
    * A no-op once the list is empty (one indexed read).
    */

@@ -1,7 +1,7 @@
-import { badRequest } from "../core/errors.js";
-import type { Db } from "../store/db.js";
+import { badRequest, unauthorized } from "../core/errors.js";
 import { PlansRepo } from "../store/plans.js";
-import type { TeamRow } from "../store/teams.js";
+import { TeamsRepo, type TeamRow } from "../store/teams.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** A workspace's limits after its plan's defaults and the operator's per-team overrides. */
 export interface EffectiveLimits {
@@ -19,11 +19,17 @@ function applyOverride(planValue: number | null, override: number | null): numbe
   return override < 0 ? null : override;
 }
 
+/**
+ * Plans and the limits they give a workspace: the one place other services ask
+ * (`limitsForTeam`) for daily searches, the contact limit and custom sender.
+ */
 export class PlanService {
   private readonly plans: PlansRepo;
+  private readonly teams: TeamsRepo;
 
-  constructor(db: Db) {
-    this.plans = new PlansRepo(db);
+  constructor(deps: Pick<ServiceDeps, "db">) {
+    this.plans = new PlansRepo(deps.db);
+    this.teams = new TeamsRepo(deps.db);
   }
 
   all(): Array<Omit<EffectiveLimits, "plan"> & { name: string }> {
@@ -59,7 +65,14 @@ export class PlanService {
     if (!this.plans.byName(name)) throw badRequest(`plan ${JSON.stringify(name)} is not known (known plans: ${this.names().join(", ")})`);
   }
 
-  limitsFor(team: TeamRow): EffectiveLimits {
+  /** The limits of a workspace; 401 "no active workspace" when it is gone (the caller's workspace was deleted). */
+  limitsForTeam(teamId: string): EffectiveLimits {
+    const team = this.teams.byId(teamId);
+    if (!team) throw unauthorized("no active workspace");
+    return this.limitsFor(team);
+  }
+
+  private limitsFor(team: TeamRow): EffectiveLimits {
     const plan = this.plans.byName(team.plan);
     if (!plan) throw new Error(`team ${team.id} has unknown plan ${team.plan}`);
     return {

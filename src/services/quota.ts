@@ -1,11 +1,10 @@
 import { nextMidnightUtc, utcDay, type Clock } from "../core/clock.js";
-import { AppError, unauthorized } from "../core/errors.js";
+import { AppError } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import type { Quota } from "../core/schemas/quota.js";
-import type { Db } from "../store/db.js";
 import { SearchQuotaRepo } from "../store/search-quota.js";
-import { TeamsRepo } from "../store/teams.js";
 import type { PlanService } from "./plans.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** A new search's unit of quota, to refund if the provider fails. */
 export interface QuotaReservation {
@@ -14,29 +13,25 @@ export interface QuotaReservation {
 }
 
 /**
- * The daily lead-search quota (service-api.md 2.4, 4.1 rules 5–7): per workspace and UTC
+ * The daily lead-search quota (docs/api.md, "Quota"): per workspace and UTC
  * day, limits from the plan; only new searches take a unit, atomically.
  */
 export class QuotaService {
   private readonly repo: SearchQuotaRepo;
-  private readonly teams: TeamsRepo;
+  private readonly clock: Clock;
+  private readonly plans: PlanService;
 
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-    private readonly plans: PlanService,
-  ) {
-    this.repo = new SearchQuotaRepo(db);
-    this.teams = new TeamsRepo(db);
+  constructor(deps: Pick<ServiceDeps, "db" | "clock"> & { plans: PlanService }) {
+    this.repo = new SearchQuotaRepo(deps.db);
+    this.clock = deps.clock;
+    this.plans = deps.plans;
   }
 
   private limitsOf(teamId: string) {
-    const team = this.teams.byId(teamId);
-    if (!team) throw unauthorized("no active workspace");
-    return this.plans.limitsFor(team);
+    return this.plans.limitsForTeam(teamId);
   }
 
-  /** The workspace's quota now (2.4): unlimited plans have `limit` and `remaining` null. */
+  /** The workspace's quota now: unlimited plans have `limit` and `remaining` null. */
   current(teamId: string): Quota {
     const now = this.clock.now();
     const limits = this.limitsOf(teamId);

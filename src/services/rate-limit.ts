@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import type { ServiceDeps } from "./deps.js";
 
 export interface RateDecision {
   allowed: boolean;
@@ -21,12 +22,15 @@ export class RateLimiter {
   private readonly burstMs: number;
   private calls = 0;
 
-  constructor(
-    readonly limit: number,
-    private readonly clock: Clock,
-    windowMs = 60_000,
-  ) {
-    this.intervalMs = limit > 0 ? windowMs / limit : 0;
+  /** Requests per minute per key; 0 turns the limit off. */
+  readonly limit: number;
+  private readonly clock: Clock;
+
+  constructor(deps: Pick<ServiceDeps, "clock"> & { limitPerMinute: number }) {
+    const windowMs = 60_000;
+    this.limit = deps.limitPerMinute;
+    this.clock = deps.clock;
+    this.intervalMs = this.limit > 0 ? windowMs / this.limit : 0;
     this.burstMs = windowMs;
   }
 
@@ -34,9 +38,18 @@ export class RateLimiter {
     return this.limit > 0;
   }
 
+  /** Whether `take(key)` would be allowed now, without taking anything. */
+  peek(key: string): RateDecision {
+    return this.decide(key, this.clock.now().getTime(), false);
+  }
+
   take(key: string): RateDecision {
     const now = this.clock.now().getTime();
     if (++this.calls % 10_000 === 0) this.sweep(now);
+    return this.decide(key, now, true);
+  }
+
+  private decide(key: string, now: number, record: boolean): RateDecision {
     const tat = Math.max(this.tat.get(key) ?? now, now);
     const next = tat + this.intervalMs;
     if (next - now > this.burstMs) {
@@ -48,7 +61,7 @@ export class RateLimiter {
         retryAfterSeconds: Math.max(1, Math.ceil((next - now - this.burstMs) / 1000)),
       };
     }
-    this.tat.set(key, next);
+    if (record) this.tat.set(key, next);
     return {
       allowed: true,
       limit: this.limit,

@@ -7,9 +7,7 @@ import type { AddSendingDomainBody, DmarcStatus, DnsRecord, SendingDomain, Sendi
 import { NodeDnsLookup, type DnsLookup } from "../providers/dns/resolver.js";
 import type { Keyring } from "../core/crypto.js";
 import { dkimKeyAad, isUniqueViolation, SENDING_DOMAIN_ENCRYPTED_COLUMNS, SendingDomainsRepo, type SendingDomainRow } from "../store/sending-domains.js";
-import { TeamsRepo, type TeamRow } from "../store/teams.js";
 import type { Principal } from "./auth.js";
-import { generateDkimKey } from "./dkim-keys.js";
 import {
   applyOutcome,
   checkDkim,
@@ -22,15 +20,24 @@ import {
   summariseErrors,
   type RecordOutcome,
 } from "./domain-records.js";
-import type { ServiceDeps } from "./index.js";
+import type { ServiceDeps } from "./deps.js";
 import type { EncryptedColumnSet } from "./key-rotation.js";
 import type { PlanService } from "./plans.js";
+import { isManager, requireManager } from "./roles.js";
 
 /** What the mail sender needs to sign for a domain. */
 export interface DkimSigningKey {
   domain: string;
   selector: string;
   privateKeyPem: string;
+}
+
+export interface SendingDomainServiceDeps extends Pick<ServiceDeps, "db" | "clock" | "config" | "dkimKeys"> {
+  plans: PlanService;
+  /** The keyring as it is now: a rotation run by another process re-encrypts DKIM keys under a new key. */
+  keys: { get(): Keyring };
+  /** The DNS lookups of a verification (default: node:dns with the configured servers, timeout and tries). */
+  lookup?: DnsLookup;
 }
 
 /**
@@ -40,28 +47,22 @@ export interface DkimSigningKey {
  */
 export class SendingDomainService {
   private readonly repo: SendingDomainsRepo;
-  private readonly teams: TeamsRepo;
+  private readonly plans: PlanService;
+  private readonly keys: { get(): Keyring };
+  private readonly lookup: DnsLookup;
   /** Per-domain time (ms) before which another verification is refused. In memory: one process owns a data dir. */
   private readonly nextVerifyAt = new Map<string, number>();
 
-  constructor(
-    private readonly deps: ServiceDeps,
-    private readonly plans: PlanService,
-    /** The keyring as it is now: a rotation run by another process re-encrypts DKIM keys under a new key. */
-    private readonly keys: { get(): Keyring } = { get: () => deps.keyring },
-    private readonly lookup: DnsLookup = new NodeDnsLookup({
-      servers: deps.config.dnsServers,
-      timeoutMs: deps.config.dnsTimeoutMs,
-      tries: deps.config.dnsTries,
-    }),
-  ) {
+  constructor(private readonly deps: SendingDomainServiceDeps) {
     this.repo = new SendingDomainsRepo(deps.db);
-    this.teams = new TeamsRepo(deps.db);
+    this.plans = deps.plans;
+    this.keys = deps.keys;
+    this.lookup = deps.lookup ?? new NodeDnsLookup({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs, tries: deps.config.dnsTries });
   }
 
   async add(principal: Principal, teamId: string, body: AddSendingDomainBody): Promise<{ success: true }> {
     const team = this.activeTeam(principal, teamId);
-    this.assertManager(principal, "add a sending domain");
+    requireManager(principal, "add a sending domain");
     this.assertCustomSender(team, "add a sending domain");
     const normalised = normaliseDomain(body.domain);
     if (!normalised.ok) throw badRequest(`invalid body: domain ${normalised.reason}`);
@@ -69,9 +70,9 @@ export class SendingDomainService {
     const senderEmail = this.senderEmailAt(body.senderEmail, domain);
     // Cheap check first, so a duplicate costs no key generation; the UNIQUE constraint
     // still decides when two requests race.
-    if (this.repo.existsInTeam(team.id, domain)) throw conflict(`${domain} is already a sending domain of this workspace`);
+    if (this.repo.existsInTeam(team, domain)) throw conflict(`${domain} is already a sending domain of this workspace`);
 
-    const key = await generateDkimKey();
+    const key = await this.deps.dkimKeys();
     const now = this.deps.clock.now();
     const id = newId("dom");
     const ownershipToken = randomBase62(32);
@@ -88,7 +89,7 @@ export class SendingDomainService {
     const keyring = this.keys.get();
     const row: SendingDomainRow = {
       id,
-      team_id: team.id,
+      team_id: team,
       domain,
       sender_email: senderEmail,
       sender_name: body.senderName,
@@ -96,7 +97,7 @@ export class SendingDomainService {
       ownership_token: ownershipToken,
       ownership_verified_at: null,
       dkim_selector: dkimSelector,
-      dkim_private_key_ct: keyring.encrypt(key.privateKeyPem, dkimKeyAad({ team_id: team.id, id })),
+      dkim_private_key_ct: keyring.encrypt(key.privateKeyPem, dkimKeyAad({ team_id: team, id })),
       key_id: keyring.currentId,
       dns_records: JSON.stringify(records),
       dmarc_status: null,
@@ -116,8 +117,8 @@ export class SendingDomainService {
 
   list(principal: Principal, teamId: string): SendingDomainList {
     const team = this.activeTeam(principal, teamId);
-    const limits = this.plans.limitsFor(team);
-    const domains = this.repo.forTeam(team.id).map(toSendingDomain);
+    const limits = this.plans.limitsForTeam(team);
+    const domains = this.repo.forTeam(team).map(toSendingDomain);
     const firstVerified = domains.find((d) => d.status === "verified");
     let holdReason = "";
     if (!limits.customSender) {
@@ -131,16 +132,16 @@ export class SendingDomainService {
       domains,
       defaultDomainId: limits.customSender ? (firstVerified?.id ?? null) : null,
       holdReason,
-      canManage: isManager(principal),
+      canManage: isManager(principal.role),
       canUseCustomSender: limits.customSender,
     };
   }
 
   async verify(principal: Principal, id: string): Promise<{ success: true }> {
-    const team = this.requireTeam(principal.teamId);
-    this.assertManager(principal, "verify a sending domain");
+    const team = principal.teamId;
+    requireManager(principal, "verify a sending domain");
     this.assertCustomSender(team, "verify a sending domain");
-    const row = this.repo.byIdInTeam(team.id, id);
+    const row = this.repo.byIdInTeam(team, id);
     if (!row) throw notFound(`sending domain ${id} not found`);
     this.takeVerifySlot(row);
 
@@ -160,7 +161,7 @@ export class SendingDomainService {
     const saved = this.deps.db
       .transaction(() => {
         // Merge into the row as it is now: a concurrent check may have verified more.
-        const current = this.repo.byIdInTeam(team.id, id);
+        const current = this.repo.byIdInTeam(team, id);
         if (!current) return false;
         const before = JSON.parse(current.dns_records) as DnsRecord[];
         const after = before.map((r) => applyOutcome(r, outcomes[r.purpose]));
@@ -168,7 +169,7 @@ export class SendingDomainService {
           .filter((r) => r.required && r.status === "verified" && outcomes[r.purpose].status === "temporary_failure")
           .map((r) => outcomes[r.purpose].error!.replace(/^temporary DNS failure: /, ""));
         const ownershipNow = after.find((r) => r.purpose === "ownership")!.status === "verified";
-        return this.repo.saveCheck(team.id, id, {
+        return this.repo.saveCheck(team, id, {
           status: domainStatus(after),
           ownership_verified_at: current.ownership_verified_at ?? (ownershipNow ? now : null),
           dns_records: JSON.stringify(after),
@@ -184,8 +185,7 @@ export class SendingDomainService {
   }
 
   remove(principal: Principal, id: string): { success: true } {
-    this.requireTeam(principal.teamId);
-    this.assertManager(principal, "remove a sending domain");
+    requireManager(principal, "remove a sending domain");
     const deleted = this.deps.db.transaction(() => this.repo.delete(principal.teamId, id)).immediate();
     if (!deleted) throw notFound(`sending domain ${id} not found`);
     this.nextVerifyAt.delete(id);
@@ -203,28 +203,16 @@ export class SendingDomainService {
     };
   }
 
-  /** decisions.md N2: `teamId` must be the caller's active workspace. */
-  private activeTeam(principal: Principal, teamId: string): TeamRow {
+  /** Endpoints 5 and 6 name the workspace in `teamId`: it must be the caller's active one (docs/api.md), else 403. */
+  private activeTeam(principal: Principal, teamId: string): string {
     if (teamId !== principal.teamId) {
       throw forbidden(`teamId ${teamId} is not your active workspace (${principal.teamId}); switch workspaces first or pass the active one`);
     }
-    return this.requireTeam(teamId);
+    return teamId;
   }
 
-  private requireTeam(teamId: string): TeamRow {
-    const team = this.teams.byId(teamId);
-    if (!team) throw notFound(`workspace ${teamId} not found`);
-    return team;
-  }
-
-  private assertManager(principal: Principal, action: string): void {
-    if (!isManager(principal)) {
-      throw forbidden(`only an owner or admin of the workspace can ${action} (your role: ${principal.role ?? "none"})`);
-    }
-  }
-
-  private assertCustomSender(team: TeamRow, action: string): void {
-    const limits = this.plans.limitsFor(team);
+  private assertCustomSender(teamId: string, action: string): void {
+    const limits = this.plans.limitsForTeam(teamId);
     if (!limits.customSender) {
       throw forbidden(`the workspace's ${limits.plan} plan does not include custom sending domains: upgrade to a plan with custom sender to ${action}`);
     }
@@ -256,10 +244,6 @@ export class SendingDomainService {
     // Taken before the lookups, so concurrent requests cannot all pass.
     this.nextVerifyAt.set(row.id, now + intervalMs);
   }
-}
-
-function isManager(principal: Principal): boolean {
-  return principal.role === "owner" || principal.role === "admin";
 }
 
 /** The include host fixed in the record at creation (`v=spf1 include:<host> ~all`). */

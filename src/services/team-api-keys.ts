@@ -1,14 +1,22 @@
-import type { Clock } from "../core/clock.js";
-import { badRequest, conflict, forbidden, notFound } from "../core/errors.js";
+import { badRequest, conflict, notFound } from "../core/errors.js";
 import { newId } from "../core/ids.js";
 import type { CreateKeyBody, TeamApiKey } from "../core/schemas/team-api-key.js";
 import { issueToken } from "../core/tokens.js";
-import type { Db } from "../store/db.js";
 import { TeamApiKeysRepo, type TeamApiKeyRow } from "../store/team-api-keys.js";
 import { LAST_USED_RESOLUTION_MS, type Principal } from "./auth.js";
+import { requireManager } from "./roles.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Usable (not revoked, not expired) keys per workspace: enough for every integration, bounded. */
 export const MAX_USABLE_KEYS_PER_TEAM = 50;
+
+/**
+ * A key rotated less than this long ago cannot be rotated again (409). Each rotation kills
+ * the key before it, so of two rotations that cross (two deploy scripts, a retried request)
+ * the first caller would hold a dead key without knowing; instead the second learns that
+ * the key was replaced a moment ago and gets no new one, so exactly one key is handed out.
+ */
+export const ROTATION_COOLDOWN_MS = 10_000;
 
 export const toTeamApiKey = (row: TeamApiKeyRow): TeamApiKey => ({
   id: row.id,
@@ -28,18 +36,15 @@ export interface IssuedKey {
 }
 
 /**
- * Team API keys (service-api.md 2.12, 3.4, endpoint 15 and the additions): scoped,
+ * Team API keys (docs/api.md, "Team API keys": endpoint 15 and the additions): scoped,
  * workspace-owned bearer keys for integrations. Create, rotate and revoke are for owners
- * and admins; listing is open to members (decisions.md: everything else is).
+ * and admins; listing is open to members, like everything else.
  */
 export class TeamApiKeyService {
   private readonly repo: TeamApiKeysRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {
-    this.repo = new TeamApiKeysRepo(db);
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {
+    this.repo = new TeamApiKeysRepo(deps.db);
   }
 
   /** The resolver AuthService calls for `otr_key_…` bearers: null for unknown, revoked or expired. */
@@ -60,8 +65,8 @@ export class TeamApiKeyService {
   }
 
   create(principal: Principal, body: CreateKeyBody): IssuedKey {
-    this.requireManager(principal, "create team API keys");
-    const now = this.clock.now();
+    requireManager(principal, "create team API keys");
+    const now = this.deps.clock.now();
     let expiresAt: string | null = null;
     if (body.expiresAt) {
       const at = new Date(body.expiresAt);
@@ -80,7 +85,7 @@ export class TeamApiKeyService {
       created_at: now.toISOString(),
       expires_at: expiresAt,
     };
-    this.db
+    this.deps.db
       .transaction(() => {
         if (this.repo.countUsable(principal.teamId, row.created_at) >= MAX_USABLE_KEYS_PER_TEAM) {
           throw conflict(`this workspace already has ${MAX_USABLE_KEYS_PER_TEAM} usable team API keys: revoke one first`);
@@ -93,17 +98,27 @@ export class TeamApiKeyService {
 
   /** Endpoint 15: a new raw key for the same id; the previous one fails from this instant. */
   rotate(principal: Principal, id: string): IssuedKey {
-    this.requireManager(principal, "rotate team API keys");
+    requireManager(principal, "rotate team API keys");
     const token = issueToken("key");
-    const now = this.clock.now().toISOString();
-    const rotated = this.db
+    const clock = this.deps.clock.now();
+    const now = clock.toISOString();
+    const notRotatedSince = new Date(clock.getTime() - ROTATION_COOLDOWN_MS).toISOString();
+    const rotated = this.deps.db
       .transaction(() => {
-        const row = this.repo.rotate(principal.teamId, id, token.hash, token.displayPrefix, now);
+        const row = this.repo.rotate(principal.teamId, id, token.hash, token.displayPrefix, now, notRotatedSince);
         if (row) return row;
         const existing = this.repo.byId(principal.teamId, id);
         if (!existing) throw notFound(`team API key ${id} not found`);
         if (existing.revoked_at) throw conflict(`team API key ${id} was revoked at ${existing.revoked_at} and cannot be rotated: create a new key`);
-        throw conflict(`team API key ${id} expired at ${existing.expires_at} and cannot be rotated: create a new key`);
+        if (existing.expires_at && existing.expires_at <= now) {
+          throw conflict(`team API key ${id} expired at ${existing.expires_at} and cannot be rotated: create a new key`);
+        }
+        const again = new Date(existing.rotated_at!).getTime() + ROTATION_COOLDOWN_MS;
+        throw conflict(
+          `team API key ${id} was rotated at ${existing.rotated_at}, less than ${ROTATION_COOLDOWN_MS / 1000} s ago (by a concurrent request?): ` +
+            `the key that rotation returned is the live one; rotate again from ${new Date(again).toISOString()} if you still need to`,
+          { headers: { "retry-after": String(Math.max(1, Math.ceil((again - clock.getTime()) / 1000))) } },
+        );
       })
       .immediate();
     return { apiKey: toTeamApiKey(rotated), key: token.raw };
@@ -111,9 +126,9 @@ export class TeamApiKeyService {
 
   /** Revoking twice is harmless: the key is answered as it is, revoked at the first time. */
   revoke(principal: Principal, id: string): TeamApiKey {
-    this.requireManager(principal, "revoke team API keys");
-    const now = this.clock.now().toISOString();
-    return this.db
+    requireManager(principal, "revoke team API keys");
+    const now = this.deps.clock.now().toISOString();
+    return this.deps.db
       .transaction(() => {
         const row = this.repo.revoke(principal.teamId, id, now) ?? this.repo.byId(principal.teamId, id);
         if (!row) throw notFound(`team API key ${id} not found`);
@@ -122,7 +137,4 @@ export class TeamApiKeyService {
       .immediate();
   }
 
-  private requireManager(principal: Principal, what: string): void {
-    if (principal.role !== "owner" && principal.role !== "admin") throw forbidden(`only owners and admins can ${what}`);
-  }
 }

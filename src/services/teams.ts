@@ -1,20 +1,21 @@
 import { notFound, unauthorized } from "../core/errors.js";
 import type { TeamsResponse, Workspace } from "../core/schemas/team.js";
 import type { User } from "../core/schemas/user.js";
-import type { Db } from "../store/db.js";
 import { TeamsRepo } from "../store/teams.js";
 import { UsersRepo } from "../store/users.js";
 import type { Principal } from "./auth.js";
 import { toUser, toWorkspace } from "./identity.js";
+import { isManager } from "./roles.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** What a signed-in user sees of themselves and their workspaces (endpoints 16, 17 and switch). */
 export class TeamService {
   private readonly teams: TeamsRepo;
   private readonly users: UsersRepo;
 
-  constructor(db: Db) {
-    this.teams = new TeamsRepo(db);
-    this.users = new UsersRepo(db);
+  constructor(deps: Pick<ServiceDeps, "db">) {
+    this.teams = new TeamsRepo(deps.db);
+    this.users = new UsersRepo(deps.db);
   }
 
   private userId(principal: Principal): string {
@@ -36,7 +37,7 @@ export class TeamService {
     return {
       teams,
       activeTeam,
-      isAdmin: activeTeam.role === "owner" || activeTeam.role === "admin",
+      isAdmin: isManager(activeTeam.role),
       // Workspaces are created by the operator (`outreach admin teams create`); the API has no create route.
       canCreateTeam: false,
     };

@@ -1,10 +1,13 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { MIGRATIONS, type Migration } from "./migrations/index.js";
+import type { Db } from "./connection.js";
+import { MIGRATIONS } from "./migrations/index.js";
+import type { Migration } from "./migrations/migration.js";
 import { registerPlaceTermsFunction } from "./place-terms.js";
+import { preparePrivateFile } from "./private-files.js";
 
-export type Db = Database.Database;
+export type { Db } from "./connection.js";
 
 export class StoreError extends Error {
   override name = "StoreError";
@@ -37,7 +40,10 @@ export class StatementCache {
  * refused before anything (not even the journal mode) is changed.
  */
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (file !== ":memory:") {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    preparePrivateFile(file);
+  }
   const db = new Database(file);
   try {
     db.pragma("busy_timeout = 5000");
@@ -88,6 +94,8 @@ export function schemaVersion(db: Db): number {
 
 /** A consistent copy of a live database through SQLite's online backup API. */
 export async function backupDatabase(db: Db, destination: string): Promise<void> {
-  mkdirSync(dirname(destination), { recursive: true });
+  mkdirSync(dirname(destination), { recursive: true, mode: 0o700 });
+  // A backup holds the same personal data: private from its first byte.
+  preparePrivateFile(destination);
   await db.backup(destination);
 }

@@ -1,9 +1,9 @@
 import { distanceKm, type LatLng } from "../core/geo.js";
 import { foldForSearch } from "../core/text.js";
-import type { Db } from "./db.js";
+import type { Db } from "./connection.js";
 
 /**
- * The geocoder's index of the imported data (migration 015): every place a name may
+ * The geocoder's index of the imported data (migration 016): every place a name may
  * mean. From businesses' addresses: cities (`addr:city`), postcodes and streets, each
  * split into clusters where the same name lies far apart (two Portlands stay two); from
  * OSM: named places (cities, districts, squares, localities). Keys are folded with

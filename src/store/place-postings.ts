@@ -1,5 +1,5 @@
 import { endianness } from "node:os";
-import type { Db } from "./db.js";
+import type { Db } from "./connection.js";
 
 /**
  * The term index packed for reading (migration 013): one row per (grid cell, word) whose
@@ -76,18 +76,6 @@ export function prefixRange(prefix: string): TermRange {
 /** Exactly this term (no term of the index holds a U+0000). */
 export function exactRange(term: string): TermRange {
   return [term, term + "\u0001"];
-}
-
-/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
-export function cellRanges(cells: readonly number[]): Array<[number, number]> {
-  const sorted = [...cells].sort((a, b) => a - b);
-  const ranges: Array<[number, number]> = [];
-  for (const cell of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
-    else ranges.push([cell, cell]);
-  }
-  return ranges;
 }
 
 export class PlacePostingsRepo {

@@ -1,13 +1,7 @@
+import type { BoundingBox } from "../core/geo.js";
 import { foldForSearch } from "../core/text.js";
 import type { Db } from "./db.js";
-
-/** A rectangle in degrees; a circle's bounding box is one or two of these (two across ±180°). */
-export interface Box {
-  minLat: number;
-  maxLat: number;
-  minLng: number;
-  maxLng: number;
-}
+import type { PlaceWrite } from "./places.js";
 
 /** The text, category tags and point of a place, enough to match the keywords and rank it. */
 export interface Candidate {
@@ -22,28 +16,12 @@ export interface Candidate {
   description: string | null;
 }
 
-/** A `places` row as the search reads it. */
-export interface PlaceRow {
-  id: number;
-  place_id: string;
-  name: string;
-  address: string;
-  street: string | null;
-  housenumber: string | null;
-  city: string | null;
-  postcode: string | null;
-  country: string | null;
-  lat: number;
-  lng: number;
-  website: string | null;
-  phone: string | null;
-  email: string | null;
-  socials: string | null;
-  rating: number | null;
-  categories: string;
-  cuisine: string | null;
-  brand: string | null;
-}
+/** A `places` row as the search reads it: the columns the importer wrote (their names are the same), with the row's ids. */
+export type PlaceRow = { id: number; place_id: string } & Pick<
+  PlaceWrite,
+  | "name" | "address" | "street" | "housenumber" | "city" | "postcode" | "country" | "lat" | "lng" | "website" | "phone" | "email" | "socials"
+  | "rating" | "categories" | "cuisine" | "brand"
+>;
 
 const CANDIDATE_COLUMNS =
   "p.id AS id, p.lat AS lat, p.lng AS lng, p.name AS name, p.category_text AS category_text, p.category_tags AS category_tags, p.cuisine AS cuisine, p.brand AS brand, p.description AS description";
@@ -67,7 +45,7 @@ export class PlaceSearchRepo {
    * Every place the R*Tree finds in the box; the caller tests the keywords. The search's
    * fallback where a circle spans too many term-index cells (near a pole).
    */
-  boxCandidates(boxes: readonly Box[]): Candidate[] {
+  boxCandidates(boxes: readonly BoundingBox[]): Candidate[] {
     const out: Candidate[] = [];
     const statement = this.db.prepare(
       `SELECT ${CANDIDATE_COLUMNS} FROM places_rtree r JOIN places p ON p.id = r.id

@@ -1,5 +1,6 @@
+import { cellOf, outsideBound } from "../core/geo-grid.js";
 import { SEARCH_FIELDS, searchTokens } from "../core/search-tokens.js";
-import type { Db } from "./db.js";
+import type { Db } from "./connection.js";
 import type { PostingChunk, TermRange } from "./place-postings.js";
 
 /**
@@ -16,21 +17,6 @@ import type { PostingChunk, TermRange } from "./place-postings.js";
  */
 
 /**
- * Grid step in degrees: 0.01° of latitude (1.1 km) by 0.015° of longitude (1.1 km at 47°N).
- * Small cells keep the rows read close to the rows inside the circle (a 5 km circle
- * touches ~85 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
- * 100 km circle (~25,000 cells) pays tens of milliseconds in seeks next to its rows.
- */
-export const CELL_LAT_DEG = 0.01;
-export const CELL_LNG_DEG = 0.015;
-const ROWS = Math.round(180 / CELL_LAT_DEG);
-const COLS = Math.round(360 / CELL_LNG_DEG);
-
-const EARTH_RADIUS_KM = 6371.0088;
-const toRad = (deg: number) => (deg * Math.PI) / 180;
-const toDeg = (rad: number) => (rad * 180) / Math.PI;
-
-/**
  * A place's category tag terms ("amenity=dentist") are index terms too, written with this
  * prefix: no word the tokenizer makes can start with it, so a word prefix never reads them.
  */
@@ -39,60 +25,10 @@ export const TAG_TERM_PREFIX = "#";
 /** `flags` of every row of a place that has category tags (category words may otherwise match it by name). */
 export const CATEGORIZED = 1;
 
-function cellRow(lat: number): number {
-  return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_LAT_DEG)));
-}
-function cellCol(lng: number): number {
-  return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
-}
-
-/** The grid cell of a point (the same arithmetic at import and at query time). */
-export function cellOf(lat: number, lng: number): number {
-  return cellRow(lat) * COLS + cellCol(lng);
-}
-
-/**
- * Every cell that can hold a point within `radiusKm` of the centre, or undefined when
- * there are more than `max` (circles near a pole span every longitude). Row by row of
- * cells, the circle's exact longitude half-width over the row's latitudes (spherical:
- * widest at asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's
- * shadow is listed; a hair of slack so rounding never drops a point the haversine keeps.
- */
-export function cellsOfCircle(center: { lat: number; lng: number }, radiusKm: number, max: number): number[] | undefined {
-  const r = (radiusKm / EARTH_RADIUS_KM) * 1.0001;
-  const phi0 = toRad(center.lat);
-  const latMin = Math.max(-90, center.lat - toDeg(r));
-  const latMax = Math.min(90, center.lat + toDeg(r));
-  const widest = Math.asin(Math.max(-1, Math.min(1, Math.sin(phi0) / Math.cos(r))));
-  const cells: number[] = [];
-  for (let row = cellRow(latMin); row <= cellRow(latMax); row++) {
-    const a = Math.max(latMin, row * CELL_LAT_DEG - 90);
-    const b = Math.min(latMax, (row + 1) * CELL_LAT_DEG - 90);
-    const phi = Math.max(toRad(a), Math.min(toRad(b), widest));
-    const denominator = Math.cos(phi0) * Math.cos(phi);
-    const x = denominator <= 1e-12 ? -1 : (Math.cos(r) - Math.sin(phi0) * Math.sin(phi)) / denominator;
-    const half = x <= -1 ? 180 : toDeg(Math.acos(Math.min(1, x))) * 1.0001 + 1e-9;
-    const ranges: Array<[number, number]> = [];
-    if (half >= 180) ranges.push([0, COLS - 1]);
-    else {
-      const lo = center.lng - half;
-      const hi = center.lng + half;
-      ranges.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
-      if (lo < -180) ranges.push([cellCol(lo + 360), COLS - 1]);
-      if (hi > 180) ranges.push([0, cellCol(hi - 360)]);
-    }
-    for (const [c0, c1] of ranges) {
-      if (cells.length + (c1 - c0 + 1) > max) return undefined;
-      for (let c = c0; c <= c1; c++) cells.push(row * COLS + c);
-    }
-  }
-  return cells;
-}
-
 /**
  * One row of the index. `fields` and `flags` are stored in the columns migration 011
  * named `tf` and `words` (for word counts and field lengths, which ranking no longer
- * uses: migration 014 gave them these meanings and rebuilt the index).
+ * uses: migration 015 gave them these meanings and rebuilt the index).
  */
 export interface TermRow {
   cell: number;
@@ -129,7 +65,7 @@ export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<strin
 
 /**
  * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
- * category_tags)` on a connection: the triggers of migration 014 read the rows to write
+ * category_tags)` on a connection: the triggers of migration 015 read the rows to write
  * or delete from it. A connection without it fails loudly on a place write instead of
  * letting the index drift. Its columns keep the names migration 011 (whose SQL still
  * runs on old databases) gave them: `tf` is the row's `fields`, `words` its `flags`.
@@ -187,27 +123,4 @@ export class PlaceTermsRepo {
     }
     return chunks;
   }
-}
-
-/**
- * Parameters of a test that never drops a point of the circle. With a = Δφ/2 and b = Δλ/2
- * (radians), the haversine is h = sin²a + cos φ0 cos φ sin²b, inside iff h ≤ sin²(r/2).
- * Since |sin x| ≥ |x − x³/6| for |x| ≤ √6 and cos φ ≥ its least value over the circle's
- * latitudes, (a − a³/6)² + cos φ0 · cos φ_far · (b − b³/6)² ≤ h: a row is dropped only
- * when even this lower bound exceeds sin²(r/2) (times a hair for rounding). Off (h = ∞)
- * when the circle crosses ±180° (Δλ wraps) or reaches a pole.
- */
-function outsideBound(center: { lat: number; lng: number }, radiusKm: number): { lat: number; lng: number; k: number; cc: number; h: number } {
-  const r = radiusKm / EARTH_RADIUS_KM;
-  const dLat = toDeg(r) * 1.0001;
-  const farLat = Math.abs(center.lat) + dLat;
-  const dLng = farLat >= 90 ? 360 : (dLat / Math.cos(toRad(farLat))) * 1.0001;
-  const off = farLat >= 89 || center.lng - dLng < -180 || center.lng + dLng > 180;
-  return {
-    lat: center.lat,
-    lng: center.lng,
-    k: Math.PI / 360,
-    cc: Math.cos(toRad(center.lat)) * Math.cos(toRad(Math.min(90, farLat))),
-    h: off ? Number.MAX_VALUE : Math.sin(r / 2) ** 2 * (1 + 1e-6),
-  };
 }

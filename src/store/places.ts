@@ -3,9 +3,9 @@ import type { Db } from "./db.js";
 
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
- * from a re-imported file, and the locality/postcode index. (The read side, for search,
- * is `place-search.ts`; the geocoder's localities are `localities.ts`.) R*Tree, FTS5 and
- * the term index follow `places` through triggers, so nothing here touches them directly.
+ * from a re-imported file. (The read side, for search, is `place-search.ts`; the
+ * geocoder's localities are `localities.ts`.) The R*Tree and the term index follow
+ * `places` through triggers (migrations 014 and 015), so nothing here touches them directly.
  */
 
 export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
@@ -22,24 +22,30 @@ export interface PlaceSourceRow {
   status: "importing" | "complete" | "failed";
 }
 
-/** A place as written: PlaceRecord's fields in column form (JSON already serialised). */
+/** A place as written, one field per column (JSON already serialised); the importers' PlaceRecord is its decoded form. */
 export interface PlaceWrite {
+  /** Stable per source: `osm:node:123`, `osm:way:456`, `overture:<id>`, `csv:<source>:<key>`. */
   placeId: string;
   name: string;
+  /** One line, never empty (falls back to city, postcode, country, then coordinates). */
   address: string;
   street: string | null;
   housenumber: string | null;
   postcode: string | null;
   city: string | null;
+  /** ISO 3166-1 alpha-2, upper case, or null when the data does not say. */
   country: string | null;
   lat: number;
   lng: number;
   website: string | null;
   phone: string | null;
   email: string | null;
+  /** JSON of the socials object, or null. */
   socials: string | null;
   rating: number | null;
+  /** JSON array of readable labels. */
   categories: string;
+  /** The labels joined by spaces: what the term index reads. */
   categoryText: string;
   /** Category tag terms, space-separated ("amenity=dentist healthcare=dentist"). */
   categoryTags: string;
@@ -47,6 +53,7 @@ export interface PlaceWrite {
   brand: string | null;
   description: string | null;
   openingHours: string | null;
+  /** JSON array of upstream records (Overture `sources[]`), or null. */
   provenance: string | null;
 }
 
@@ -72,7 +79,7 @@ export interface SourceStats extends PlaceSourceRow {
   with_email: number;
 }
 
-/** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no FTS churn). */
+/** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no index churn). */
 const CONTENT_COLUMNS = [
   "source_id", "name", "address", "street", "housenumber", "postcode", "city", "country", "lat", "lng", "website", "phone",
   "email", "socials", "rating", "categories", "category_text", "category_tags", "cuisine", "brand", "description", "opening_hours",
@@ -120,7 +127,7 @@ export class PlacesRepo {
     }).immediate();
   }
 
-  /** Drop a source and (by cascade, through the triggers) its places, R*Tree and FTS rows. Returns the places removed. */
+  /** Drop a source and (by cascade, through the triggers) its places, R*Tree and term-index rows. Returns the places removed. */
   deleteSource(sourceId: number): number {
     return this.db.transaction(() => {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
@@ -189,7 +196,7 @@ export class PlacesRepo {
   }
 
   /**
-   * Places listed by migration 014 for category tags (they were written before places
+   * Places listed by migration 015 for category tags (they were written before places
    * had them): the next `limit` after `afterId`, with what the tags are derived from.
    */
   categoryBackfillBatch(afterId: number, limit: number): CategoryBackfillRow[] {
@@ -226,13 +233,12 @@ export class PlacesRepo {
       .all() as SourceStats[];
   }
 
-  /** Sanity figures: places, R*Tree and FTS rows (equal when the triggers did their job), localities. */
-  indexCounts(): { places: number; rtree: number; fts: number; cities: number; postcodes: number } {
+  /** Sanity figures: places and R*Tree rows (equal when the triggers did their job), localities. */
+  indexCounts(): { places: number; rtree: number; cities: number; postcodes: number } {
     const one = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
       places: one("SELECT count(*) AS n FROM places"),
       rtree: one("SELECT count(*) AS n FROM places_rtree"),
-      fts: one("SELECT count(*) AS n FROM places_fts_docsize"),
       cities: one("SELECT count(*) AS n FROM localities WHERE kind = 'city'"),
       postcodes: one("SELECT count(*) AS n FROM localities WHERE kind = 'postcode'"),
     };

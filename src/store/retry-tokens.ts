@@ -9,7 +9,7 @@ export interface RetryTokenRow {
   used_at: string | null;
 }
 
-/** Enrichment retry tokens (service-api.md 3.2): single use, bound to a workspace, 15 minutes. */
+/** Enrichment retry tokens (docs/api.md, "Endpoint 2"): single use, bound to a workspace, 15 minutes. */
 export class RetryTokensRepo {
   constructor(private readonly db: Db) {}
 

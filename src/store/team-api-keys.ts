@@ -60,15 +60,17 @@ export class TeamApiKeysRepo {
 
   /**
    * Rotation in one guarded statement: the hash is swapped only while the key is neither
-   * revoked nor expired, and the previous raw key stops matching at that instant.
+   * revoked nor expired nor rotated after `notRotatedSince`, and the previous raw key stops
+   * matching at that instant.
    */
-  rotate(teamId: string, id: string, hash: string, prefix: string, now: string): TeamApiKeyRow | undefined {
+  rotate(teamId: string, id: string, hash: string, prefix: string, now: string, notRotatedSince: string): TeamApiKeyRow | undefined {
     return this.db
       .prepare(
         `UPDATE team_api_keys SET key_hash = ?, key_prefix = ?, rotated_at = ?, last_used_at = NULL
-         WHERE id = ? AND team_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
+         WHERE id = ? AND team_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+           AND (rotated_at IS NULL OR rotated_at <= ?) RETURNING *`,
       )
-      .get(hash, prefix, now, id, teamId, now) as TeamApiKeyRow | undefined;
+      .get(hash, prefix, now, id, teamId, now, notRotatedSince) as TeamApiKeyRow | undefined;
   }
 
   revoke(teamId: string, id: string, now: string): TeamApiKeyRow | undefined {

@@ -7,8 +7,8 @@ import { tempDir } from "../helpers/data-dir.js";
 async function local() {
   const dataDir = tempDir();
   const env = cliEnv();
-  const cli = (args: string[], options: { stdin?: string; tty?: boolean; env?: NodeJS.ProcessEnv } = {}) =>
-    runCli(["--data-dir", dataDir, ...args], { env: { ...env, ...options.env }, stdin: options.stdin, tty: options.tty });
+  const cli = (args: string[], options: { stdin?: string; tty?: boolean; typed?: string; env?: NodeJS.ProcessEnv } = {}) =>
+    runCli(["--data-dir", dataDir, ...args], { env: { ...env, ...options.env }, stdin: options.stdin, tty: options.tty, typed: options.typed });
   const init = await cli(["init", "--name", "Ada", "--email", "ada@example.com", "--team", "Acme"]);
   expect(init.code).toBe(0);
   return { dataDir, cli };
@@ -60,6 +60,20 @@ describe("outreach contacts", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/without --yes/);
     expect((await cli(["contacts", "rm", id, "--yes"])).code).toBe(0);
+    expect((await cli(["contacts", "show", id])).code).toBe(3);
+  });
+
+  it("asks before deleting on a terminal, through the command's own input and stderr", async () => {
+    const { cli } = await local();
+    const id = JSON.parse((await cli(["contacts", "add", "--email", "grace@example.com", "--name", "Grace", "--json"])).stdout).contact.id as string;
+    const kept = await cli(["contacts", "rm", id], { typed: "n\n" });
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toContain("Delete Grace <grace@example.com>?");
+    expect(kept.stderr).toContain("Kept.");
+    expect((await cli(["contacts", "show", id])).code).toBe(0);
+    const deleted = await cli(["contacts", "rm", id], { typed: "y\n" });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toContain(`Deleted ${id}.`);
     expect((await cli(["contacts", "show", id])).code).toBe(3);
   });
 

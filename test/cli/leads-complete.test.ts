@@ -9,10 +9,10 @@ import { startTestServer } from "../helpers/server.js";
 async function setup() {
   const sites = await startFixtureSites({
     "fast-dental.li": { "/": '<a href="mailto:praxis@fast-dental.li">Mail</a>' },
-    // Slower than the search's enrichment budget, well within the retry's.
-    "slow-dental.li": { "/": { body: '<a href="mailto:hallo@slow-dental.li">Mail</a>', delayMs: 3000 } },
+    // Slower than the search's enrichment budget (never answers its first request), fine for the retry.
+    "slow-dental.li": { "/": { body: '<a href="mailto:hallo@slow-dental.li">Mail</a>', holdFirst: true } },
   });
-  const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 1000 } });
+  const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 5000 } });
   t.services.enrichment.useResolver(fixtureLookup);
   insertPlaces(t.services.deps.db, [
     { placeId: "osm:node:1", name: "Fast Dental", ...offsetKm(VADUZ.lat, VADUZ.lng, 0.5, 0), categories: ["dentist"], website: sites.url("fast-dental.li") },

@@ -96,7 +96,7 @@ describe("outreach leads search", () => {
     expect(rows[0]).toMatchObject({ place_id: "osm:way:5", name: "Ristorante Italia", domain: "ristorante-italia.li", facebook: "https://facebook.com/italia", categories: "restaurant; italian restaurant", rating: "4.5" });
   });
 
-  it("maps errors to the exit codes of decisions.md", async () => {
+  it("maps errors to the documented exit codes", async () => {
     const { env, deps } = prepare();
     const bad = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentist", "--radius", "500"], { env, deps });
     expect(bad.code).toBe(2);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { openDatabase } from "../../src/store/db.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { LIECHTENSTEIN, near } from "../helpers/places-data.js";
+import { liechtensteinPbf, near } from "../helpers/places-data.js";
 
 function listFile(): string {
   const file = join(tempDir(), "clients.csv");
@@ -15,7 +15,7 @@ function listFile(): string {
 describe("outreach places import", () => {
   test("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
     const env = cliEnv();
-    const result = await runCli(["places", "import", LIECHTENSTEIN], { env, tty: true });
+    const result = await runCli(["places", "import", liechtensteinPbf()], { env, tty: true });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/liechtenstein-2026-03-29\.osm\.pbf: [\d,]+ places in [\d.]+ s/);
     const added = Number(/added:\s+(\d+)/.exec(result.stdout)?.[1]);
@@ -82,7 +82,7 @@ describe("outreach places import", () => {
 describe("outreach places stats", () => {
   test("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
     const env = cliEnv();
-    expect((await runCli(["places", "import", LIECHTENSTEIN, listFile()], { env })).code).toBe(0);
+    expect((await runCli(["places", "import", liechtensteinPbf(), listFile()], { env })).code).toBe(0);
 
     const table = await runCli(["places", "stats"], { env, tty: true });
     expect(table.code).toBe(0);
@@ -102,7 +102,7 @@ describe("outreach places stats", () => {
     expect(json.sources).toHaveLength(2);
     expect(json.sources[1]).toMatchObject({ kind: "osm", dataDate: "2026-03-29", licence: "ODbL-1.0", status: "complete" });
     expect(json.index.places).toBe(json.sources[0].places + json.sources[1].places);
-    expect(json.index.fts).toBe(json.index.places);
+    expect(json.index.rtree).toBe(json.index.places);
     expect(json.attribution).toHaveLength(2);
   });
 });

@@ -3,11 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { distanceKm, type LatLng } from "../../src/core/geo.js";
 import type { SearchResult } from "../../src/core/schemas/lead.js";
 import { createTestInstance, type TestInstance } from "../helpers/instance.js";
-import { dataFile, MUNICH, OVERTURE_SAMPLE } from "../helpers/places-data.js";
+import { helsinkiPbf, londonPbf, munichPbf, overtureSample } from "../helpers/places-data.js";
 import { startTestServer } from "../helpers/server.js";
 
-const HELSINKI = dataFile("helsinki-centre-2019-04.osm.pbf");
-const LONDON = dataFile("london-city-2020-07-20.osm.pbf");
 
 /**
  * The mean position of an extract's elements tagged with this postcode (a way at the
@@ -48,7 +46,7 @@ describe("geocoding the real extracts: every location form of issue 12", () => {
 
   beforeAll(async () => {
     instance = createTestInstance();
-    for (const file of [MUNICH, HELSINKI, LONDON, OVERTURE_SAMPLE]) await instance.services.placesImport.importFile(file);
+    for (const file of [munichPbf(), helsinkiPbf(), londonPbf(), overtureSample()]) await instance.services.placesImport.importFile(file);
     const marienplatz = { point: { lat: 48.13722, lng: 11.57528 }, km: 1.5 };
     const kamppi = { point: { lat: 60.16778, lng: 24.93194 }, km: 1.5 };
     Object.assign(truth, {
@@ -56,8 +54,8 @@ describe("geocoding the real extracts: every location form of issue 12", () => {
       Marienplatz: marienplatz,
       Kamppi: kamppi,
       "Kamppi, Helsinki": kamppi,
-      "EC4M 9BR": { point: await postcodeCentre(LONDON, "EC4M 9BR"), km: 1.5 },
-      "80331 München": { point: await postcodeCentre(MUNICH, "80331"), km: 1.5 },
+      "EC4M 9BR": { point: await postcodeCentre(londonPbf(), "EC4M 9BR"), km: 1.5 },
+      "80331 München": { point: await postcodeCentre(munichPbf(), "80331"), km: 1.5 },
       "Portland, OR": { point: { lat: 45.5152, lng: -122.6784 }, km: 3 },
       Westminster: { point: { lat: 51.4975, lng: -0.1357 }, km: 3 },
       Muenchen: { point: { lat: 48.1372, lng: 11.5755 }, km: 3 },

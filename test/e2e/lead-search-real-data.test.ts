@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead, type SearchResult } from "../../src/core/schemas/lead.js";
 import { createTestInstance, type TestInstance } from "../helpers/instance.js";
-import { dataFile } from "../helpers/places-data.js";
+import { liechtensteinPbf } from "../helpers/places-data.js";
 import { readNdjson, startTestServer, type TestServer } from "../helpers/server.js";
 
 /** Every page of a search, following nextPageToken. */
@@ -25,7 +25,7 @@ describe("lead search on the real Liechtenstein extract, imported by the real im
 
   async function setup() {
     instance = createTestInstance();
-    await instance.services.placesImport.importFile(dataFile("liechtenstein-2026-03-29.osm.pbf"));
+    await instance.services.placesImport.importFile(liechtensteinPbf());
     server = await startTestServer(instance.services);
   }
 

@@ -1,42 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cliEnv } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { unusedPort } from "../helpers/ports.js";
-
-const BIN = join(fileURLToPath(new URL("../..", import.meta.url)), "bin", "outreach.js");
-
-function runBin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; got: ${seen}`)), 20_000);
-    child.stdout!.on("data", (d) => {
-      seen += d;
-      const match = pattern.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[0]);
-      }
-    });
-    child.on("close", () => reject(new Error(`exited early: ${seen}`)));
-  });
-}
+import { runBin, spawnServe } from "../helpers/serve-bin.js";
 
 describe("the built binary end to end", () => {
   it("init --json, serve, remote CLI calls, SIGTERM with a request in flight, exit 0", async () => {
@@ -46,16 +13,9 @@ describe("the built binary end to end", () => {
     expect(init.code).toBe(0);
     const { token } = JSON.parse(init.stdout) as { token: string };
 
-    const port = await unusedPort();
-    const serve = spawn(process.execPath, [BIN, "serve", "--data-dir", dataDir, "--port", String(port)], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let serveErr = "";
-    serve.stderr!.on("data", (d) => (serveErr += d));
-    const exited = new Promise<number | null>((resolve) => serve.on("close", (code) => resolve(code)));
-    const url = await waitForLine(serve, /http:\/\/127\.0\.0\.1:\d+/);
-    expect(url).toBe(`http://127.0.0.1:${port}`);
+    const serve = await spawnServe(dataDir, env);
+    const url = serve.url;
+    expect(url).toBe(`http://127.0.0.1:${serve.port}`);
 
     const me = await fetch(`${url}/api/v1/user/me`, { headers: { authorization: `Bearer ${token}` } });
     expect(await me.json()).toMatchObject({ name: "Ada", email: "ada@example.com" });
@@ -83,18 +43,18 @@ describe("the built binary end to end", () => {
       req.on("error", reject);
       req.write('{"teamId":');
       setTimeout(() => {
-        serve.kill("SIGTERM");
+        serve.child.kill("SIGTERM");
         setTimeout(() => req.end(`"${teams.activeTeam.id}"}`), 300);
       }, 200);
     });
     const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.body).activeTeam.id).toBe(teams.activeTeam.id);
-    expect(await exited).toBe(0);
-    expect(serveErr).toMatch(/GET \/api\/v1\/user\/me 200 [\d.]+ms/);
-    expect(serveErr).toMatch(/GET \/api\/v1\/user\/me 401/);
-    expect(serveErr).toMatch(/SIGTERM: finishing in-flight requests/);
-    expect(serveErr).not.toContain(token);
+    expect((await serve.exited).code).toBe(0);
+    expect(serve.stderr()).toMatch(/GET \/api\/v1\/user\/me 200 [\d.]+ms/);
+    expect(serve.stderr()).toMatch(/GET \/api\/v1\/user\/me 401/);
+    expect(serve.stderr()).toMatch(/SIGTERM: finishing in-flight requests/);
+    expect(serve.stderr()).not.toContain(token);
   });
 
   it("serve refuses a port that is already taken instead of moving elsewhere", async () => {

@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { run } from "../../src/cli/main.js";
 import type { RunDeps } from "../../src/cli/context.js";
 import { tempDir } from "./data-dir.js";
+import { testDkimKeys } from "./dkim-keys.js";
 
 export interface CliResult {
   code: number;
@@ -13,7 +14,10 @@ export interface CliRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Pretend stdout/stderr/stdin are a terminal. */
   tty?: boolean;
+  /** Piped input (stdin is then not a terminal). */
   stdin?: string;
+  /** What the user types at the terminal (implies `tty`): answers to prompts. */
+  typed?: string;
   deps?: RunDeps;
   signal?: AbortSignal;
 }
@@ -26,7 +30,7 @@ export async function runCli(argv: string[], options: CliRunOptions = {}): Promi
   let stdout = "";
   let stderr = "";
   const stdin = new PassThrough();
-  stdin.end(options.stdin ?? "");
+  stdin.end(options.typed ?? options.stdin ?? "");
   const env = options.env ?? cliEnv();
   const code = await run(
     argv,
@@ -34,14 +38,14 @@ export async function runCli(argv: string[], options: CliRunOptions = {}): Promi
       stdin,
       stdout: { write: (s: string) => (stdout += s) },
       stderr: { write: (s: string) => (stderr += s) },
-      stdinIsTTY: Boolean(options.tty && options.stdin === undefined),
-      stdoutIsTTY: Boolean(options.tty),
-      stderrIsTTY: Boolean(options.tty),
-      columns: options.tty ? 120 : undefined,
+      stdinIsTTY: options.typed !== undefined || Boolean(options.tty && options.stdin === undefined),
+      stdoutIsTTY: Boolean(options.tty || options.typed !== undefined),
+      stderrIsTTY: Boolean(options.tty || options.typed !== undefined),
+      columns: options.tty || options.typed !== undefined ? 120 : undefined,
       signal: options.signal,
     },
     env,
-    options.deps,
+    { dkimKeys: testDkimKeys, ...options.deps },
   );
   return { code, stdout, stderr };
 }

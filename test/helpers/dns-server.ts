@@ -11,6 +11,10 @@ const { Packet } = dns2;
 export interface TestZone {
   txt?: Record<string, Array<string | string[]>>;
   cname?: Record<string, string>;
+  /** MX records: exchange "." is the null MX of RFC 7505. */
+  mx?: Record<string, Array<{ exchange: string; priority: number }>>;
+  a?: Record<string, string[]>;
+  aaaa?: Record<string, string[]>;
 }
 
 /** `answer`: serve the zone; `servfail`: SERVFAIL to everything; `silent`: never answer (timeouts). */
@@ -33,10 +37,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-const TYPE_NAME: Record<number, string> = { [Packet.TYPE.TXT]: "TXT", [Packet.TYPE.CNAME]: "CNAME", [Packet.TYPE.A]: "A" };
+const TYPE_NAME: Record<number, string> = { [Packet.TYPE.TXT]: "TXT", [Packet.TYPE.CNAME]: "CNAME", [Packet.TYPE.A]: "A", [Packet.TYPE.AAAA]: "AAAA", [Packet.TYPE.MX]: "MX" };
 
 function knownName(zone: TestZone, name: string): boolean {
-  return Boolean(zone.txt?.[name] || zone.cname?.[name]);
+  return Boolean(zone.txt?.[name] || zone.cname?.[name] || zone.mx?.[name] || zone.a?.[name] || zone.aaaa?.[name]);
 }
 
 /**
@@ -63,6 +67,14 @@ export async function startDnsServer(zone: TestZone = {}, mode: DnsServerMode = 
       for (const data of z.txt[name]) {
         response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data });
       }
+    } else if (question.type === Packet.TYPE.MX && z.mx?.[name]) {
+      for (const { exchange, priority } of z.mx[name]) {
+        response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange: exchange === "." ? "" : exchange, priority });
+      }
+    } else if (question.type === Packet.TYPE.A && z.a?.[name]) {
+      for (const address of z.a[name]) response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address });
+    } else if (question.type === Packet.TYPE.AAAA && z.aaaa?.[name]) {
+      for (const address of z.aaaa[name]) response.answers.push({ name: question.name, type: Packet.TYPE.AAAA, class: Packet.CLASS.IN, ttl: 60, address });
     } else if (!knownName(z, name)) {
       response.header.rcode = Packet.RCODE.NXDOMAIN;
     }
@@ -73,6 +85,9 @@ export async function startDnsServer(zone: TestZone = {}, mode: DnsServerMode = 
   for (let attempt = 0; attempt < 20; attempt++) {
     const server = dns2.createServer({ udp: true, tcp: true, handle });
     server.on("requestError", () => {});
+    // dns2 re-emits its UDP/TCP servers' errors on this emitter: without a listener, a TCP
+    // port taken by someone else (EADDRINUSE, below) throws before the retry sees it.
+    server.on("error", () => {});
     const udp = (server as any).servers.udp;
     const tcp = (server as any).servers.tcp;
     await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));

@@ -5,7 +5,18 @@ import type { LookupFunction } from "../../src/providers/web/safe-fetcher.js";
 
 export type FixtureResponse =
   | string
-  | { status?: number; headers?: Record<string, string | number>; body?: string | Buffer; delayMs?: number }
+  | {
+      status?: number;
+      headers?: Record<string, string | number>;
+      body?: string | Buffer;
+      delayMs?: number;
+      /**
+       * The first request for this path is never answered (the client must give up on it);
+       * later ones are answered at once: a site too slow for the search's budget and fine
+       * for the retry, with no wall-clock delay to wait out.
+       */
+      holdFirst?: boolean;
+    }
   | ((req: IncomingMessage, res: ServerResponse) => void);
 
 /** host → path → response. Hosts are virtual: every name resolves to 127.0.0.1 through `fixtureLookup`. */
@@ -24,6 +35,7 @@ export interface FixtureSites {
 /** Real websites on a loopback socket, told apart by the Host header. Unknown paths (and robots.txt unless given) are 404. */
 export async function startFixtureSites(sites: FixtureMap): Promise<FixtureSites> {
   const requests: FixtureSites["requests"] = [];
+  const held = new Set<string>();
   const server = createServer((req, res) => {
     const host = (req.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
     const path = req.url ?? "/";
@@ -40,7 +52,8 @@ export async function startFixtureSites(sites: FixtureMap): Promise<FixtureSites
       res.writeHead(spec.status ?? 200, { "content-type": "text/html; charset=utf-8", ...spec.headers });
       res.end(spec.body ?? "");
     };
-    if (spec.delayMs) setTimeout(send, spec.delayMs);
+    if (spec.holdFirst && !held.has(`${host}${path}`)) held.add(`${host}${path}`);
+    else if (spec.delayMs) setTimeout(send, spec.delayMs);
     else send();
   });
   closeAfterEach(server);

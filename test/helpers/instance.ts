@@ -1,9 +1,11 @@
 import { afterEach } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { ServerConfig } from "../../src/services/config.js";
+import type { DkimKeyGenerator } from "../../src/services/dkim-keys.js";
 import { openInstance, type Instance } from "../../src/services/instance.js";
 import type { Role } from "../../src/core/schemas/team.js";
 import { tempDir } from "./data-dir.js";
+import { testDkimKeys } from "./dkim-keys.js";
 
 const open: Instance[] = [];
 
@@ -24,10 +26,11 @@ export interface TestInstance extends Instance {
 /**
  * A data directory in a temp folder with an owner "Ada" of workspace "Acme" (plan
  * self-hosted unless given), a manual clock and test-friendly settings (no rate limit,
- * no enrichment unless asked).
+ * no enrichment unless asked, no DNS check of found emails unless asked (it would ask
+ * the system's resolvers about fixture domains), fast DKIM keys).
  */
 export function createTestInstance(
-  options: { plan?: string; config?: Partial<ServerConfig>; env?: NodeJS.ProcessEnv; clock?: ManualClock; dataDir?: string } = {},
+  options: { plan?: string; config?: Partial<ServerConfig>; env?: NodeJS.ProcessEnv; clock?: ManualClock; dataDir?: string; dkimKeys?: DkimKeyGenerator } = {},
 ): TestInstance {
   const clock = options.clock ?? new ManualClock("2026-11-22T10:00:00.000Z");
   const dataDir = options.dataDir ?? tempDir();
@@ -35,7 +38,8 @@ export function createTestInstance(
     dataDir,
     clock,
     env: { ...options.env },
-    config: { rateLimitPerMinute: 0, enrich: false, ...options.config },
+    config: { rateLimitPerMinute: 0, enrich: false, emailDnsCheck: false, ...options.config },
+    dkimKeys: options.dkimKeys ?? testDkimKeys,
   });
   open.push(instance);
   const identity = instance.services.identity;

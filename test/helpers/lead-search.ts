@@ -8,10 +8,10 @@ import type { Services } from "../../src/services/index.js";
 export function useProvider(services: Services, provider: PlaceSearchProvider, enricher: LeadEnricher = services.leadEnricher): void {
   services.placeProvider = provider;
   services.leadSearch = new LeadSearchService({
-    db: services.deps.db,
     clock: services.deps.clock,
     keyring: services.deps.keyring,
     plans: services.plans,
+    contacts: services.contacts,
     quota: services.quota,
     provider,
     geocoder: services.geocoder,

@@ -1,14 +1,32 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/places/place-record.js";
 
-/** The real extracts beside the project (never copied into it): ../shared/data. */
-export const SHARED_DATA = resolve(import.meta.dirname, "../../../shared/data");
-export const dataFile = (name: string) => resolve(SHARED_DATA, name);
+/**
+ * The real extracts beside the project (never copied into it): ../shared/data, or the
+ * folder in OUTREACH_TEST_SHARED_DATA. Only the tests that read them need them; CI always
+ * has them.
+ */
+export const SHARED_DATA = process.env.OUTREACH_TEST_SHARED_DATA || resolve(import.meta.dirname, "../../../shared/data");
 
-export const LIECHTENSTEIN = dataFile("liechtenstein-2026-03-29.osm.pbf");
-export const MONACO = dataFile("monaco-2026-07-10.osm.pbf");
-export const MUNICH = dataFile("munich-altstadt-2020-07-20.osm.pbf");
-export const OVERTURE_SAMPLE = dataFile("overture-places-us-sample-3425.parquet");
+/** The path of one extract, or an error that says what is missing and where it was looked for (not a bare ENOENT). */
+export function sharedData(name: string): string {
+  const path = resolve(SHARED_DATA, name);
+  if (!existsSync(path)) {
+    throw new Error(
+      `needs ../shared/data/${name}: this test reads the real extracts kept beside the repository (${SHARED_DATA}), which are not here; ` +
+        "put them there (docs/data.md says where they come from) or point OUTREACH_TEST_SHARED_DATA at them",
+    );
+  }
+  return path;
+}
+
+export const liechtensteinPbf = () => sharedData("liechtenstein-2026-03-29.osm.pbf");
+export const monacoPbf = () => sharedData("monaco-2026-07-10.osm.pbf");
+export const munichPbf = () => sharedData("munich-altstadt-2020-07-20.osm.pbf");
+export const helsinkiPbf = () => sharedData("helsinki-centre-2019-04.osm.pbf");
+export const londonPbf = () => sharedData("london-city-2020-07-20.osm.pbf");
+export const overtureSample = () => sharedData("overture-places-us-sample-3425.parquet");
 
 /** Within `tolerance` (a fraction) of `expected`. */
 export function near(actual: number, expected: number, tolerance = 0.08): boolean {

@@ -91,7 +91,7 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
   new PlacePostingsRepo(db).refresh();
 }
 
-/** One row of the geocoder's localities (migration 015); the key defaults to the name folded as the geocoder folds it. */
+/** One row of the geocoder's localities (migration 016); the key defaults to the name folded as the geocoder folds it. */
 export function insertLocality(
   db: Db,
   row: { kind: LocalityKind; key?: string; name: string; city?: string | null; country: string; lat: number; lng: number; placeCount: number },

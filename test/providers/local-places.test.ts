@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead } from "../../src/core/schemas/lead.js";
+import { cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
 import { parseKeywords } from "../../src/providers/places/keywords.js";
-import { LocalPlaceProvider } from "../../src/providers/places/local.js";
+import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local.js";
 import { textMatcher, type SearchableText } from "../../src/providers/places/slot-match.js";
+import { exactRange, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { TAG_TERM_PREFIX } from "../../src/store/place-terms.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { insertPlaces, offsetKm, testVocabulary, VADUZ, vaduzPlaces, type TestPlace } from "../helpers/places.js";
 
@@ -14,6 +17,16 @@ function provider(places: TestPlace[] = vaduzPlaces()) {
   insertPlaces(instance.services.deps.db, places);
   return { instance, local: new LocalPlaceProvider(instance.services.deps.db, { vocabulary: testVocabulary }) };
 }
+
+describe("how a prefix's postings are read", () => {
+  it("cell by cell for small circles, per word and cell range once that takes fewer seeks", () => {
+    expect(termReadOf(85, 10, 1)).toBe("cells");
+    expect(termReadOf(26_000, 180, 3)).toBe("ranges");
+    // A prefix with so many words that the ranges outnumber the cells.
+    expect(termReadOf(26_000, 180, 40)).toBe("cells");
+    expect(termReadOf(400, 1, 1)).toBe("cells");
+  });
+});
 
 describe("keywords", () => {
   it("reads category words in any language and inflection as their tags, other words as plain words", () => {
@@ -70,12 +83,12 @@ describe("local place provider", () => {
     expect(italian.leads.map((l) => l.placeId)).toEqual(["osm:way:5"]);
   });
 
-  it("emits leads within every 2.3 bound: domain without www, scheme added, bad social dropped", async () => {
+  it("emits leads by the lead-value rules: domain without www, https for a bare website, bad social dropped", async () => {
     const { local } = provider();
     const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "restaurant", cursor: null, signal });
     for (const lead of page.leads) expect(Lead.safeParse(lead).success).toBe(true);
     const italia = page.leads.find((l) => l.placeId === "osm:way:5")!;
-    expect(italia).toMatchObject({ website: "http://ristorante-italia.li", domain: "ristorante-italia.li", rating: 4.5, socials: { facebook: "https://facebook.com/italia" } });
+    expect(italia).toMatchObject({ website: "https://ristorante-italia.li/", domain: "ristorante-italia.li", rating: 4.5, socials: { facebook: "https://facebook.com/italia" } });
     expect(italia.socials).not.toHaveProperty("twitter");
     const dentists = await local.search({ center: VADUZ, radiusKm: 5, keywords: "dentist", cursor: null, signal });
     expect(dentists.leads[0]).toMatchObject({ domain: "dentists-vaduz.li", rating: null, email: null });
@@ -142,9 +155,13 @@ describe("local place provider", () => {
       expect(cold).toEqual(reference);
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(reference);
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(cold);
-      expect(local.lastPlan).toBe("term-index");
-      expect([...local.lastTermReads]).toEqual([radiusKm >= 15 ? "ranges" : "cells"]);
-      for (const read of local.lastTermReads) reads.add(read);
+      // Which read these searches took, so that both are known to be compared above.
+      const cells = cellsOfCircle(VADUZ, radiusKm, 1e6)!;
+      const postings = new PlacePostingsRepo(db);
+      for (const slot of local.slotsOf(keywords)) {
+        const ranges = [...slot.prefixes.map((p) => prefixRange(p.prefix)), ...slot.tagTerms.map((t) => exactRange(TAG_TERM_PREFIX + t))];
+        for (const range of ranges) reads.add(termReadOf(cells.length, cellRanges(cells).length, postings.termsIn(range).length));
+      }
     }
     expect([...reads].sort()).toEqual(["cells", "ranges"]);
   });
@@ -207,7 +224,6 @@ describe("local place provider", () => {
       const inside = places.filter((p) => distanceKm(center, p) <= radiusKm).length;
       expect(inside).toBe(72);
       expect(local.rankedMatches(center, radiusKm, "edge shop")).toHaveLength(72);
-      expect(local.lastPlan).toBe("term-index");
     }
   });
 
@@ -218,7 +234,6 @@ describe("local place provider", () => {
     ]);
     const page = await local.search({ center: { lat: -17.0, lng: 180 }, radiusKm: 5, keywords: "dive centre", cursor: null, signal });
     expect(page.leads.map((l) => l.placeId).sort()).toEqual(["east", "west"]);
-    expect(local.lastPlan).toBe("term-index");
   });
 
   it("near a pole, where a circle spans every longitude, scans the box with the same ranking", async () => {
@@ -227,8 +242,9 @@ describe("local place provider", () => {
       { placeId: "near", name: "North Cafe", lat: 89.9, lng: -120, categories: ["cafe"] },
       { placeId: "out", name: "South Cafe", lat: 88.0, lng: 0, categories: ["cafe"] },
     ]);
+    // Too many cells to list: the search falls back to the box.
+    expect(cellsOfCircle({ lat: 90, lng: 0 }, 50, 60_000)).toBeUndefined();
     const ranked = local.rankedMatches({ lat: 90, lng: 0 }, 50, "cafe");
-    expect(local.lastPlan).toBe("box-scan");
     expect(ranked.map((r) => r.distanceKm < 50)).toEqual([true, true]);
     const page = await local.search({ center: { lat: 90, lng: 0 }, radiusKm: 50, keywords: "cafe", cursor: null, signal });
     expect(page.leads.map((l) => l.placeId)).toEqual(["near", "far"]);

@@ -43,7 +43,36 @@ describe.each(transports)("HTTP contract (%s)", (_name, connect) => {
     expect(form.status).toBe(415);
     const broken = await request("/api/v1/teams/switch", { method: "POST", token: instance.token, body: "{nope", headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toEqual({ error: "request body is not valid JSON" });
+    expect(await broken.json()).toEqual({ error: 'request body is not valid JSON: expected a quoted key, found "n" at line 1 column 2' });
+  });
+
+  it("refuses a body that gives a key twice, whichever value is valid, naming the key", async () => {
+    const { request, instance } = await setup();
+    const send = (body: string) => request("/api/v1/teams/switch", { method: "POST", token: instance.token, body, headers: { "content-type": "application/json" } });
+    for (const body of [`{"teamId":"x","teamId":"${instance.teamId}"}`, `{"teamId":"${instance.teamId}","teamId":"x"}`, `{"teamId":"${instance.teamId}","team\u0049d":"${instance.teamId}"}`]) {
+      const res = await send(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toEqual({ error: "invalid body: teamId appears more than once (duplicate keys are refused)" });
+    }
+    expect((await send(`{"teamId":"${instance.teamId}"}`)).status).toBe(200);
+  });
+
+  it("answers a body nested 5,000 levels deep with 400 naming the field, and keeps bounding free-form objects", async () => {
+    const { request, instance } = await setup();
+    const patch = (body: string) => request("/api/v1/settings/brand", { method: "PATCH", token: instance.token, body, headers: { "content-type": "application/json" } });
+    const deep = await patch('{"brandDesignSystem":' + '{"a":'.repeat(5000) + "1" + "}".repeat(5001));
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error).toMatch(/^invalid body: brandDesignSystem(\.a)+ is nested more than 32 levels deep$/);
+    const arrays = await patch('{"brandDesignSystem":{"colors":' + "[".repeat(5000) + "]".repeat(5000) + "}}");
+    expect(arrays.status).toBe(400);
+    expect((await arrays.json()).error).toMatch(/^invalid body: brandDesignSystem\.colors(\[0\])+ is nested more than 32 levels deep$/);
+    // Within the reader's bound, the field's own limits still name it.
+    const nine = await patch('{"brandDesignSystem":' + '{"a":'.repeat(9) + "1" + "}".repeat(10));
+    expect(nine.status).toBe(400);
+    expect(await nine.json()).toEqual({ error: "invalid body: brandDesignSystem must be nested at most 8 levels deep (got 9)" });
+    const wide = await patch(JSON.stringify({ brandDesignSystem: { notes: "x".repeat(70_000) } }));
+    expect(wide.status).toBe(400);
+    expect((await wide.json()).error).toMatch(/^invalid body: brandDesignSystem must be at most 65536 bytes as JSON/);
   });
 
   it("rejects unknown fields and names each bad field and why", async () => {

@@ -29,7 +29,7 @@ const pizzerias: TestPlace[] = Array.from({ length: 45 }, (_, i) => ({
 }));
 
 describe("POST /api/v1/map-leads/search", () => {
-  it("answers a Search result whose leads satisfy every 2.3 bound, centred on the resolved location", async () => {
+  it("answers a Search result whose leads satisfy every bound of the Lead schema, centred on the resolved location", async () => {
     const { search } = await setup({ plan: "free" });
     const res = await search({ location: "Vaduz", keywords: "dentist" });
     expect(res.status).toBe(200);
@@ -314,7 +314,7 @@ describe("POST /api/v1/map-leads/search", () => {
     expect(await res.json()).toMatchObject({ code: "rate_limited", quota: { used: 2, limit: 25 } });
   });
 
-  describe("2.1 bounds: a 400 invalid_request naming the field, and no quota taken", () => {
+  describe("the search body's bounds: a 400 invalid_request naming the field, and no quota taken", () => {
     const cases: Array<[string, Record<string, unknown>]> = [
       ["location", { location: "" }],
       ["location", { location: "x".repeat(301) }],

@@ -86,6 +86,28 @@ describe("team API keys over a real socket", () => {
     expect(list).not.toContain(rotated.key);
   });
 
+  it("answers two concurrent rotations of one key with exactly one 200 and one 409, and the key handed out works", async () => {
+    const { server, instance } = await setup();
+    const issued = await createKey(server, instance.token);
+    const answers = await Promise.all([0, 1, 2, 3].map(() => rotate(server, instance.token, issued.apiKey.id)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = (await answers.find((r) => r.status === 200)!.json()) as Issued;
+    expect(await keyStatus(server, winner.key)).toBe(404);
+    expect(await keyStatus(server, issued.key)).toBe(401);
+    const loser = answers.find((r) => r.status === 409)!;
+    expect(loser.headers.get("retry-after")).toBe("10");
+    expect((await loser.json()).error).toBe(
+      `team API key ${issued.apiKey.id} was rotated at 2026-11-22T10:00:00.000Z, less than 10 s ago (by a concurrent request?): ` +
+        "the key that rotation returned is the live one; rotate again from 2026-11-22T10:00:10.000Z if you still need to",
+    );
+    // Once the moment has passed, rotating again is an ordinary rotation.
+    instance.clock.advance(10_000);
+    const later = await rotate(server, instance.token, issued.apiKey.id);
+    expect(later.status).toBe(200);
+    expect(await keyStatus(server, ((await later.json()) as Issued).key)).toBe(404);
+    expect(await keyStatus(server, winner.key)).toBe(401);
+  });
+
   it("refuses to rotate a revoked or an expired key with 409, and an unknown or foreign one with 404", async () => {
     const { server, instance } = await setup();
     const revoked = await createKey(server, instance.token);
@@ -129,7 +151,7 @@ describe("team API keys over a real socket", () => {
     expect((await server.request("/api/v1/settings/team-api-keys", { token: member.token })).status).toBe(200);
     const create = await server.request("/api/v1/settings/team-api-keys", { method: "POST", token: member.token, json: { name: "x", scopes: ["campaigns:trigger"] } });
     expect(create.status).toBe(403);
-    expect((await create.json()).error).toBe("only owners and admins can create team API keys");
+    expect((await create.json()).error).toBe("only an owner or admin of the workspace can create team API keys (your role: member)");
     expect((await rotate(server, member.token, issued.apiKey.id)).status).toBe(403);
     expect((await revoke(server, member.token, issued.apiKey.id)).status).toBe(403);
     expect(await keyStatus(server, issued.key)).toBe(404);

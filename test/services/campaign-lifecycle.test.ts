@@ -9,7 +9,7 @@ import { createTestInstance, type TestInstance } from "../helpers/instance.js";
 const STATUSES: LifetimeStatus[] = ["draft", "active", "paused", "archived"];
 const TARGETS = ["active", "paused", "archived"] as const;
 
-/** service-api.md 3.1, written out independently of the implementation's table. */
+/** The lifecycle of docs/api.md ("Campaigns"), written out independently of the implementation's table. */
 const LEGAL = new Set(["draft>active", "active>paused", "active>archived", "paused>active", "paused>archived"]);
 
 function setup(): { instance: TestInstance; principal: Principal } {
@@ -50,7 +50,7 @@ function seedExecutions(instance: TestInstance, campaignId: string): Record<stri
   return byStatus;
 }
 
-describe("lifetime campaign lifecycle (service-api.md 3.1)", () => {
+describe("lifetime campaign lifecycle", () => {
   for (const from of STATUSES) {
     for (const to of TARGETS) {
       const verdict = from === to ? "keeps" : LEGAL.has(`${from}>${to}`) ? "moves" : "refuses";

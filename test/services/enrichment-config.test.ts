@@ -4,7 +4,8 @@ import { loadServerConfig } from "../../src/services/config.js";
 describe("enrichment settings", () => {
   it("have defaults", () => {
     const config = loadServerConfig({});
-    expect(config).toMatchObject({ enrichSiteBudgetMs: 6000, enrichRetryBudgetMs: 25_000, enrichCacheDays: 7, enrichFailureCacheHours: 6, fetchConnections: 16 });
+    expect(config).toMatchObject({ enrichSiteBudgetMs: 6000, enrichRetryBudgetMs: 25_000, enrichCacheDays: 7, enrichFailureCacheHours: 6, fetchConnections: 16, emailDnsCheck: true });
+    expect(loadServerConfig({ OUTREACH_EMAIL_DNS_CHECK: "0" }).emailDnsCheck).toBe(false);
   });
 
   it("are read from the environment", () => {
@@ -23,6 +24,7 @@ describe("enrichment settings", () => {
     ["OUTREACH_ENRICH_FAILURE_CACHE_HOURS", "two"],
     ["OUTREACH_FETCH_CONNECTIONS", "0"],
     ["OUTREACH_ENRICH_SITE_BUDGET_MS", "1.5"],
+    ["OUTREACH_EMAIL_DNS_CHECK", "maybe"],
   ])("reject a bad %s naming it", (name, value) => {
     expect(() => loadServerConfig({ [name]: value })).toThrow(name);
   });

@@ -5,11 +5,13 @@ import { fixtureLookup, startFixtureSites, type FixtureMap } from "../helpers/fi
 import { createTestInstance } from "../helpers/instance.js";
 import { placeLead } from "../helpers/leads.js";
 
-const SITES: FixtureMap = {
+/** Fresh sites per test (the slow homepage counts its requests). */
+const SITES = (): FixtureMap => ({
   "fast-bakery.de": { "/": '<meta name="description" content="Bread and cakes, baked fresh every day."><a href="mailto:info@fast-bakery.de">mail</a>' },
-  "slow-garage.de": { "/": { delayMs: 2500, body: '<a href="/kontakt">Kontakt</a>' }, "/kontakt": "<p>werkstatt@slow-garage.de</p>" },
+  // Too slow for a search's budget the first time, answered at once when retried.
+  "slow-garage.de": { "/": { holdFirst: true, body: '<a href="/kontakt">Kontakt</a>' }, "/kontakt": "<p>werkstatt@slow-garage.de</p>" },
   "broken-shop.de": { "/": { status: 500, body: "oops" } },
-};
+});
 
 function instance(config: Record<string, unknown> = {}) {
   const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 5000, ...config } });
@@ -21,7 +23,7 @@ const never = new AbortController().signal;
 
 describe("EnrichmentService.enrichForSearch", () => {
   it("passes leads through untouched when enrichment is off", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance({ enrich: false });
     const leads = [placeLead("1", sites.url("fast-bakery.de"))];
     const run = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
@@ -30,7 +32,7 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("fills what the place data lacks, keeps what it has, and reports each finished lead", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance();
     const snapshots: Lead[][] = [];
     const leads = [
@@ -51,7 +53,7 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("serves a repeated search from the cache without fetching again", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance();
     const leads = [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("broken-shop.de"))];
     const first = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
@@ -64,7 +66,7 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("refetches once the cache entry expired (failures expire sooner than successes)", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance({ enrichCacheDays: 7, enrichFailureCacheHours: 6 });
     const leads = [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("broken-shop.de"))];
     await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
@@ -79,7 +81,7 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("sends nothing to a loopback site when the allow-list is off, and finishes the lead without data", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance({ fetchAllow: [] });
     const run = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("127.0.0.1"))], { signal: never });
     expect(run.leads.map((l) => [l.email, l.enrichmentPending])).toEqual([
@@ -97,8 +99,8 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("marks leads not finished within the budget as pending and issues a retry token that finds them", async () => {
-    const sites = await startFixtureSites(SITES);
-    const t = instance({ enrichBudgetMs: 1000 });
+    const sites = await startFixtureSites(SITES());
+    const t = instance({ enrichBudgetMs: 5000 });
     const leads = [placeLead("1", sites.url("fast-bakery.de")), placeLead("2", sites.url("slow-garage.de"))];
     const run = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
     expect(run.leads[0]!.email).toBe("info@fast-bakery.de");
@@ -111,7 +113,7 @@ describe("EnrichmentService.enrichForSearch", () => {
   });
 
   it("stops when the caller goes away, without issuing a token", async () => {
-    const sites = await startFixtureSites(SITES);
+    const sites = await startFixtureSites(SITES());
     const t = instance();
     const gone = new AbortController();
     setTimeout(() => gone.abort(), 100);

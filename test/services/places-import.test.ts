@@ -6,41 +6,42 @@ import { parseBoundingBox } from "../../src/services/places-import.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
-import { LIECHTENSTEIN, MONACO, MUNICH, near, OVERTURE_SAMPLE } from "../helpers/places-data.js";
+import { liechtensteinPbf, monacoPbf, munichPbf, near, overtureSample } from "../helpers/places-data.js";
 
 function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"]["db"]) {
   return db.prepare("SELECT id, place_id FROM places ORDER BY place_id").all() as { id: number; place_id: string }[];
 }
 
 describe("importing into the places index", () => {
-  test("re-importing the same file updates in place: same count, same IDs and rowids, FTS and R*Tree in step", async () => {
+  test("re-importing the same file updates in place: same count, same IDs and rowids, R*Tree in step", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
     const db = instance.services.deps.db;
-    const first = await service.importFile(LIECHTENSTEIN);
+    const first = await service.importFile(liechtensteinPbf());
     expect(near(first.added, 591)).toBe(true);
     expect(first).toMatchObject({ updated: 0, removed: 0, total: first.added });
     expect(near(first.withWebsite, 193, 0.1)).toBe(true);
     const before = placeIds(db);
 
     instance.clock.advance(60_000);
-    const second = await service.importFile(LIECHTENSTEIN);
+    const second = await service.importFile(liechtensteinPbf());
     expect(second).toMatchObject({ added: 0, updated: 0, unchanged: first.added, removed: 0, total: first.added });
     expect(placeIds(db)).toEqual(before);
     const counts = service.stats().index;
-    expect(counts).toMatchObject({ places: first.added, rtree: first.added, fts: first.added });
+    expect(counts).toMatchObject({ places: first.added, rtree: first.added });
     const [source] = service.stats().sources;
     expect(source).toMatchObject({ kind: "osm", data_date: "2026-03-29", licence: "ODbL-1.0", status: "complete", place_count: first.added });
-    // FTS really indexes the labels: "restaurant" and the prefix "dent" find rows.
-    const fts = (q: string) => (db.prepare("SELECT count(*) AS n FROM places_fts WHERE places_fts MATCH ?").get(q) as { n: number }).n;
-    expect(fts("restaurant")).toBeGreaterThan(30);
-    expect(fts("dent*")).toBeGreaterThan(0);
+    // The term index holds the labels: "restaurant" and words starting with "dent" find places.
+    const places = (from: string, to: string) =>
+      (db.prepare("SELECT count(DISTINCT place) AS n FROM place_terms WHERE term >= ? AND term < ?").get(from, to) as { n: number }).n;
+    expect(places("restaurant", "restaurant\u0000")).toBeGreaterThan(30);
+    expect(places("dent", "dent\u{10FFFF}")).toBeGreaterThan(0);
   });
 
   test("labels support the known search shapes: about 50 restaurants within 5 km of Vaduz (16 with a website), 121 around Monaco-Ville (54)", async () => {
     const instance = createTestInstance();
-    await instance.services.placesImport.importFile(LIECHTENSTEIN);
-    await instance.services.placesImport.importFile(MONACO);
+    await instance.services.placesImport.importFile(liechtensteinPbf());
+    await instance.services.placesImport.importFile(monacoPbf());
     const rows = instance.services.deps.db.prepare("SELECT lat, lng, website, categories FROM places").all() as {
       lat: number;
       lng: number;
@@ -65,24 +66,24 @@ describe("importing into the places index", () => {
   test("--replace drops the source first, then imports it afresh", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
-    const first = await service.importFile(LIECHTENSTEIN);
-    const replaced = await service.importFile(LIECHTENSTEIN, { replace: true });
+    const first = await service.importFile(liechtensteinPbf());
+    const replaced = await service.importFile(liechtensteinPbf(), { replace: true });
     expect(replaced).toMatchObject({ removed: first.total, added: first.total, updated: 0, unchanged: 0, total: first.total });
-    expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total, fts: first.total });
+    expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total });
   });
 
   test("the search's term index follows a real import, its re-import and --replace row for row", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
     const db = instance.services.deps.db;
-    await service.importFile(LIECHTENSTEIN);
+    await service.importFile(liechtensteinPbf());
     const imported = termIndex(db);
     expect(imported.actual.length).toBeGreaterThan(1000);
     expect(imported.actual).toEqual(imported.expected);
     instance.clock.advance(60_000);
-    await service.importFile(LIECHTENSTEIN);
+    await service.importFile(liechtensteinPbf());
     expect(termIndex(db).actual).toEqual(imported.actual);
-    await service.importFile(LIECHTENSTEIN, { replace: true });
+    await service.importFile(liechtensteinPbf(), { replace: true });
     const replaced = termIndex(db);
     expect(replaced.actual).toEqual(replaced.expected);
     expect(replaced.actual).toHaveLength(imported.actual.length);
@@ -97,8 +98,8 @@ describe("importing into the places index", () => {
   test("localities are built from the places: Vaduz, Schaan, 9490 and München resolve", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
-    await service.importFile(LIECHTENSTEIN);
-    const munichImport = await service.importFile(MUNICH);
+    await service.importFile(liechtensteinPbf());
+    const munichImport = await service.importFile(munichPbf());
     // ../shared/data/README.md: 2,126 businesses, 996 with a website, 906 with a phone.
     expect(near(munichImport.total, 2126, 0.05)).toBe(true);
     expect(near(munichImport.withWebsite, 996, 0.05)).toBe(true);
@@ -124,7 +125,7 @@ describe("importing into the places index", () => {
 
   test("--bbox on the Overture sample keeps one area", async () => {
     const instance = createTestInstance();
-    const summary = await instance.services.placesImport.importFile(OVERTURE_SAMPLE, { bbox: parseBoundingBox("-91.6,36.9,-87.0,42.6") });
+    const summary = await instance.services.placesImport.importFile(overtureSample(), { bbox: parseBoundingBox("-91.6,36.9,-87.0,42.6") });
     expect(summary.total).toBeGreaterThan(20);
     expect(summary.total).toBeLessThan(400);
     expect(summary.skipped["outside bbox"]).toBe(3425 - summary.total);
@@ -219,7 +220,7 @@ describe("your own CSV and NDJSON lists", () => {
     const second = await instance.services.placesImport.importFile(file);
     expect(second).toMatchObject({ added: 0, updated: 1, removed: 1, total: 1 });
     expect(instance.services.deps.db.prepare("SELECT id, name FROM places").all()).toEqual([{ ...(idBefore as object), name: "Alpha & Partners" }]);
-    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1, rtree: 1, fts: 1 });
+    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1, rtree: 1 });
   });
 
   test("an import that fails half-way keeps the batches written, marks the source failed, and the next run completes it", async () => {
@@ -241,7 +242,7 @@ describe("your own CSV and NDJSON lists", () => {
     const [failed] = service.stats().sources;
     expect(failed).toMatchObject({ status: "failed", place_count: 10 });
     // What was written is packed for the search too: a failed import leaves no stale cell.
-    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, fts: 10, staleCells: 0 });
+    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, staleCells: 0 });
     const done = await service.importFile(file, { batchSize: 10 });
     expect(done).toMatchObject({ added: 15, unchanged: 10, total: 25 });
     expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });

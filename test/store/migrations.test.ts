@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase, schemaVersion, StoreError, type Db } from "../../src/store/db.js";
+import { dropPlacesFts } from "../../src/store/migrations/014-drop-places-fts.js";
 import { MIGRATIONS, type Migration } from "../../src/store/migrations/index.js";
 import { tempDir } from "../helpers/data-dir.js";
 
@@ -62,5 +63,28 @@ describe("database and migrations", () => {
     const check = new Database(file, { readonly: true });
     expect(check.pragma("journal_mode", { simple: true })).toBe("delete");
     check.close();
+  });
+
+  it("drops the unused full-text index; places written before keep their R*Tree rows, and later writes still maintain it", () => {
+    const file = join(tempDir(), "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(dropPlacesFts)));
+    before.exec(`INSERT INTO place_sources (id, kind, name, licence, attribution, imported_at) VALUES (1, 'csv', 'a.csv', 'x', 'x', 'now');
+      INSERT INTO places (id, place_id, source_id, name, address, lat, lng, updated_at) VALUES (1, 'csv:a:1', 1, 'Dentist', 'Vaduz', 47.1, 9.5, 'now')`);
+    expect(tables(before)).toContain("places_fts");
+    before.close();
+    const db = openDatabase(file);
+    expect(tables(db).filter((t) => t.startsWith("places_fts"))).toEqual([]);
+    // The R*Tree stores single-precision boxes rounded outwards: equal to about 1e-5 degrees.
+    const rtree = () => db.prepare("SELECT id, min_lat, min_lng FROM places_rtree ORDER BY id").all();
+    expect(rtree()).toEqual([{ id: 1, min_lat: expect.closeTo(47.1, 4), min_lng: expect.closeTo(9.5, 4) }]);
+    db.exec(`UPDATE places SET lat = 47.2 WHERE id = 1;
+      INSERT INTO places (id, place_id, source_id, name, address, lat, lng, updated_at) VALUES (2, 'csv:a:2', 1, 'Bakery', 'Vaduz', 47.3, 9.6, 'now')`);
+    expect(rtree()).toEqual([
+      { id: 1, min_lat: expect.closeTo(47.2, 4), min_lng: expect.closeTo(9.5, 4) },
+      { id: 2, min_lat: expect.closeTo(47.3, 4), min_lng: expect.closeTo(9.6, 4) },
+    ]);
+    db.exec("DELETE FROM places WHERE id = 1");
+    expect(rtree()).toHaveLength(1);
+    db.close();
   });
 });

@@ -1,14 +1,15 @@
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { LocalPlaceProvider } from "../../src/providers/places/local.js";
+import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
-import { cellRanges, decodePostings, encodePostings, PlacePostingsRepo } from "../../src/store/place-postings.js";
-import { cellOf } from "../../src/store/place-terms.js";
+import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+import { decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
+import { testVocabulary } from "../helpers/places.js";
 
 describe("packed postings (encoding)", () => {
   test("round-trips every float64 exactly, also from a BLOB that is not 8-byte aligned", () => {
@@ -26,13 +27,6 @@ describe("packed postings (encoding)", () => {
   test("a BLOB that is not whole records is refused, not read past its end", () => {
     expect(() => decodePostings(Buffer.alloc(41))).toThrow(/corrupt postings: 41 bytes/);
     expect(() => decodePostings(Buffer.alloc(16))).toThrow(/not a multiple of 40/);
-  });
-});
-
-describe("cell ranges", () => {
-  test("consecutive cells become one range, in any input order, duplicates folded", () => {
-    expect(cellRanges([7, 3, 4, 5, 9, 10, 4, 20])).toEqual([[3, 5], [7, 7], [9, 10], [20, 20]]);
-    expect(cellRanges([])).toEqual([]);
   });
 });
 
@@ -88,7 +82,7 @@ describe("packed postings (kept in step with the term index)", () => {
     const near = (i: number) => ({ lat: 47.14 + (i % 7) * 0.004, lng: 9.52 + Math.floor(i / 7) * 0.006 });
     repo.upsertBatch(s.id, Array.from({ length: 40 }, (_, i) => place(`r${i}`, { name: i % 3 ? `Ristorante ${i}` : `Pizzeria ${i}`, categoryText: "restaurant", ...near(i) })), "t1");
     new PlacePostingsRepo(db).refresh();
-    const provider = new LocalPlaceProvider(db);
+    const provider = new LocalPlaceProvider(db, { vocabulary: testVocabulary });
     const before = provider.rankedMatches(center, 5, "restaurant");
     expect(before).toHaveLength(40);
 
@@ -99,8 +93,10 @@ describe("packed postings (kept in step with the term index)", () => {
     expect(stale.map((r) => r.id)).toEqual(before.map((r) => r.id).filter((id) => id !== 1 && id !== 2));
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([1]);
     // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
+    const cells = cellsOfCircle(center, 40, 1e6)!;
+    const fresh = cells.filter((c) => !packedIndex(db).stale.includes(c));
+    expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
     expect(provider.rankedMatches(center, 40, "restaurant").map((r) => r.id)).toEqual(stale.map((r) => r.id));
-    expect([...provider.lastTermReads]).toEqual(["ranges"]);
 
     new PlacePostingsRepo(db).refresh();
     expect(provider.rankedMatches(center, 5, "restaurant")).toEqual(stale);

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "vitest";
-import { distanceKm } from "../../src/core/geo.js";
 import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placeTerms } from "../../src/store/migrations/011-place-terms.js";
-import { categoryTags } from "../../src/store/migrations/014-category-tags.js";
+import { categoryTags } from "../../src/store/migrations/015-category-tags.js";
 import { LocalPlaceProvider } from "../../src/providers/places/local.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { testVocabulary } from "../helpers/places.js";
-import { CATEGORIZED, cellOf, cellsOfCircle, TAG_TERM_PREFIX, termRowsOf } from "../../src/store/place-terms.js";
+import { cellOf } from "../../src/core/geo-grid.js";
+import { CATEGORIZED, TAG_TERM_PREFIX, termRowsOf } from "../../src/store/place-terms.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
@@ -37,33 +37,6 @@ describe("place term index (rows)", () => {
     // Transliterations fold like the letters they stand for.
     expect(termRowsOf(0, 0, ["Bäckerei Muenchen", null, null, null, null], "").map((r) => [r.term, r.flags])).toEqual([["backerei", 0], ["munchen", 0]]);
     expect(termRowsOf(0, 0, ["Baeckerei München", null, null, null, null], "").map((r) => r.term)).toEqual(["backerei", "munchen"]);
-  });
-
-  test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
-    for (const [center, radiusKm] of [[{ lat: 47.14, lng: 9.52 }, 5], [{ lat: -17, lng: 179.99 }, 20], [{ lat: 64.1, lng: -21.9 }, 100], [{ lat: 0, lng: 0 }, 1]] as const) {
-      const cells = new Set(cellsOfCircle(center, radiusKm, 1e6));
-      let seed = 1;
-      const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-      let inside = 0;
-      for (let i = 0; i < 5000; i++) {
-        // Points up to 1.2 radii away, many of them right at the edge.
-        const d = radiusKm * (i % 2 ? 1 - random() * 1e-6 : random() * 1.2);
-        const bearing = random() * 2 * Math.PI;
-        const dLat = (d / 111.195) * Math.cos(bearing);
-        const lat = center.lat + dLat;
-        let lng = center.lng + ((d / 111.195) * Math.sin(bearing)) / Math.cos(((center.lat + dLat / 2) * Math.PI) / 180);
-        if (lng > 180) lng -= 360;
-        if (lng < -180) lng += 360;
-        if (distanceKm(center, { lat, lng }) > radiusKm) continue;
-        inside++;
-        expect(cells.has(cellOf(lat, lng))).toBe(true);
-      }
-      expect(inside).toBeGreaterThan(2000);
-    }
-    // About the circle's area, not its bounding box's square.
-    const small = cellsOfCircle({ lat: 47.14, lng: 9.52 }, 5, 1e6)!;
-    expect(small.length).toBeLessThan(((Math.PI * 25) / (1.112 * 1.135)) * 1.5);
-    expect(cellsOfCircle({ lat: 89.9, lng: 0 }, 50, 60_000)).toBeUndefined();
   });
 });
 
@@ -117,7 +90,7 @@ describe("place term index (kept in sync by the write path)", () => {
   });
 });
 
-describe("category tags for places written before them (migration 014 and the startup backfill)", () => {
+describe("category tags for places written before them (the category-tags migration and the startup backfill)", () => {
   test("the migration rebuilds the index; the places service gives old places tags from their labels, then 'Zahnarzt' finds them", async () => {
     const dataDir = tempDir();
     const before = openDatabase(join(dataDir, "outreach.db"), MIGRATIONS.slice(0, MIGRATIONS.indexOf(categoryTags)));

@@ -1,12 +1,13 @@
 import { describe, expect, test } from "vitest";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
+import { termIndex } from "../helpers/place-terms.js";
 
 const place = placeWrite;
 
 const setup = placesRepoSetup;
 
 describe("places repository (write side)", () => {
-  test("a place ID imported by a second source moves to it (no duplicate), and dropping a source keeps R*Tree and FTS in step", () => {
+  test("a place ID imported by a second source moves to it (no duplicate), and dropping a source keeps the R*Tree and the term index in step", () => {
     const { db, repo, source } = setup();
     const a = source("a.csv");
     const b = source("b.csv");
@@ -14,7 +15,10 @@ describe("places repository (write side)", () => {
     expect(repo.upsertBatch(b.id, [place("shared")], "t")).toEqual({ added: 0, updated: 1, unchanged: 0 });
     expect(db.prepare("SELECT source_id FROM places WHERE place_id = 'shared'").get()).toEqual({ source_id: b.id });
     expect(repo.deleteSource(a.id)).toBe(1);
-    expect(repo.indexCounts()).toMatchObject({ places: 1, rtree: 1, fts: 1 });
+    expect(repo.indexCounts()).toMatchObject({ places: 1, rtree: 1 });
+    const { actual, expected } = termIndex(db);
+    expect(actual).toEqual(expected);
+    expect(actual.length).toBeGreaterThan(0);
     expect(repo.sourceByName("a.csv")).toBeUndefined();
   });
 

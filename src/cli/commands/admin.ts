@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { resolve } from "node:path";
 import { Role } from "../../core/schemas/team.js";
 import { toUser, toWorkspace } from "../../services/identity.js";
@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { printJson, printRows } from "../output.js";
-import { example, limitValue, withJson } from "./shared.js";
+import { intFlag, limitFlag } from "../flags.js";
+import { example, withJson } from "./shared.js";
 
 /**
  * Self-hosting administration, acting on the data directory directly (like
@@ -65,10 +66,10 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
       const team = services.identity.setPlan({
         teamSlug: options.team,
         plan: options.plan,
-        dailySearches: limitValue("--daily-searches", options.dailySearches),
-        maxContacts: limitValue("--max-contacts", options.maxContacts),
+        dailySearches: limitFlag("--daily-searches", options.dailySearches),
+        maxContacts: limitFlag("--max-contacts", options.maxContacts),
       });
-      const limits = services.plans.limitsFor(team);
+      const limits = services.plans.limitsForTeam(team.id);
       ctx.info(
         `${team.slug}: plan ${limits.plan}, daily searches ${limits.dailySearches ?? "unlimited"}, contacts ${limits.maxContacts ?? "unlimited"}, custom sender ${limits.customSender ? "yes" : "no"}.`,
       );
@@ -81,12 +82,10 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     .description("add a user to a workspace (or change their role)")
     .requiredOption("--team <slug>", "workspace slug")
     .requiredOption("--email <email>", "the user's email")
-    .requiredOption("--role <role>", "owner, admin or member")
-    .action((options: { team: string; email: string; role: string }) => {
-      const role = Role.safeParse(options.role);
-      if (!role.success) throw new UsageError(`--role must be owner, admin or member (got ${JSON.stringify(options.role)})`);
-      const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: role.data });
-      ctx.info(`${user.email} is now ${role.data} of ${team.slug}.`);
+    .addOption(new Option("--role <role>", Role.options.join(", ")).choices(Role.options).makeOptionMandatory())
+    .action((options: { team: string; email: string; role: Role }) => {
+      const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: options.role });
+      ctx.info(`${user.email} is now ${options.role} of ${team.slug}.`);
     });
   example(membersAdd, "outreach admin members add --team acme --email bob@example.com --role admin");
 
@@ -108,14 +107,11 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     .argument("<plan>", "plan name")
     .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
     .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
-    .option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains")
-    .action((name: string, options: { dailySearches?: string; maxContacts?: string; customSender?: string }) => {
-      if (options.customSender !== undefined && !["yes", "no"].includes(options.customSender)) {
-        throw new UsageError("--custom-sender must be yes or no");
-      }
+    .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
+    .action((name: string, options: { dailySearches?: string; maxContacts?: string; customSender?: "yes" | "no" }) => {
       const plan = ctx.openInstance().services.plans.set(name, {
-        dailySearches: limitValue("--daily-searches", options.dailySearches),
-        maxContacts: limitValue("--max-contacts", options.maxContacts),
+        dailySearches: limitFlag("--daily-searches", options.dailySearches),
+        maxContacts: limitFlag("--max-contacts", options.maxContacts),
         customSender: options.customSender === undefined ? undefined : options.customSender === "yes",
       });
       ctx.info(`plan ${plan.name}: daily searches ${plan.dailySearches ?? "unlimited"}, contacts ${plan.maxContacts ?? "unlimited"}, custom sender ${plan.customSender ? "yes" : "no"}.`);
@@ -154,8 +150,7 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     .option("--batch-size <n>", "rows per transaction", "200")
     .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)")
     .action(async (options: { batchSize: string; keepOld?: boolean }) => {
-      const batchSize = Number(options.batchSize);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError("--batch-size must be a whole number from 1 to 10000");
+      const batchSize = intFlag("--batch-size", options.batchSize, { min: 1, max: 10_000 })!;
       const instance = ctx.openInstance();
       const services = instance.services;
       const fromEnv = Boolean(ctx.env.OUTREACH_SECRET_KEY);

@@ -5,7 +5,7 @@ import { RemoteTransport } from "../../client/transports.js";
 import { loadConfig, updateConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
-import { readAll } from "../io.js";
+import { promptContext, readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
 import { example, withJson } from "./shared.js";
 
@@ -22,7 +22,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
       let token = ctx.globals.token ?? ctx.env.OUTREACH_TOKEN;
       if (!token && options.withToken) token = (await readAll(ctx.io.stdin)).trim();
       if (!token && ctx.io.stdinIsTTY) {
-        token = (await password({ message: "Personal access token", mask: "*" }, { input: ctx.io.stdin, output: process.stderr })).trim();
+        token = (await password({ message: "Personal access token", mask: "*" }, promptContext(ctx.io))).trim();
       }
       if (!token) throw new UsageError("missing token: pass --token, set OUTREACH_TOKEN, or use --with-token < file");
       const mode = ctx.mode();
@@ -30,7 +30,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
       const client = new ApiClient(new RemoteTransport(url), token);
       let user;
       try {
-        user = await client.me();
+        user = await client.call("user.me");
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) throw new CliError(`the server at ${url} refused the token: ${err.message}`, EXIT.auth);
         throw err;
@@ -46,7 +46,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     async (options: { json?: boolean }) => {
       const mode = ctx.mode();
       const client = await ctx.client();
-      const [user, teams] = await Promise.all([client.me(), client.teams()]);
+      const [user, teams] = await Promise.all([client.call("user.me"), client.call("teams.list")]);
       const where = mode.kind === "remote" ? mode.baseUrl : mode.dataDir;
       if (options.json) return printJson(ctx.io, { mode: mode.kind, target: where, user, activeTeam: teams.activeTeam });
       printRecord(ctx.io, [

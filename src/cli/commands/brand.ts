@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { BrandApi, type BrandUpdate } from "../../client/brand.js";
+import type { CallInput } from "../../client/api-client.js";
 import type { BrandSettings } from "../../core/schemas/brand.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
+import { mutuallyExclusive } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
 import { example, withJson } from "./shared.js";
@@ -52,11 +53,10 @@ async function readDesignSystem(ctx: CommandContext, file: string): Promise<Reco
 
 export function registerBrand(program: Command, ctx: CommandContext): void {
   const brand = program.command("brand").description("the workspace's brand settings and its generated style guide");
-  const api = async () => new BrandApi(await ctx.client());
 
   const show = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
     async (options: { json?: boolean; markdown?: boolean }) => {
-      const settings = await (await api()).get();
+      const settings = await (await ctx.client()).call("brand.get");
       if (options.json) return printJson(ctx.io, settings);
       if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
       printBrand(ctx, settings);
@@ -83,7 +83,7 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       json?: boolean;
       markdown?: boolean;
     }) => {
-      const update: BrandUpdate = {};
+      const update: CallInput<"brand.update">["body"] = {};
       if (options.name !== undefined) update.brandName = options.name;
       if (options.description !== undefined) update.brandDescription = options.description;
       if (options.email !== undefined) update.brandEmail = options.email;
@@ -94,11 +94,11 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       for (const flag of options.clear) {
         if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
         const field = FIELDS[flag as FlagName];
-        if (update[field] !== undefined) throw new UsageError(`--clear ${flag} contradicts --${flag}`);
+        mutuallyExclusive({ [`--${flag}`]: update[field], [`--clear ${flag}`]: true }, `--clear ${flag} contradicts --${flag}`);
         update[field] = null;
       }
       if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --clear");
-      const settings = await (await api()).update(update);
+      const settings = await (await ctx.client()).call("brand.update", { body: update });
       if (options.json) return printJson(ctx.io, settings);
       if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
       printBrand(ctx, settings);

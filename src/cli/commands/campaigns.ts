@@ -1,20 +1,15 @@
 import { Option, type Command } from "commander";
 import { ApiClient } from "../../client/api-client.js";
-import { CampaignsApi } from "../../client/campaigns.js";
 import { RemoteTransport } from "../../client/transports.js";
-import type { Campaign, CampaignExecution } from "../../core/schemas/campaign.js";
+import { CampaignStatus, CampaignType, ExecutionStatus, LifetimeStatus, type Campaign, type CampaignExecution } from "../../core/schemas/campaign.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
+import { intFlag } from "../flags.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
 
-/** A whole-number flag, checked here so a typo is a usage error (exit 2) before any request. */
-export function intFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number ≥ 1 (got ${JSON.stringify(value)})`);
-  return n;
-}
+/** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
+const pageFlags = (options: { page?: string; limit?: string }) => ({ page: intFlag("--page", options.page, { min: 1 }), limit: intFlag("--limit", options.limit, { min: 1 }) });
 
 function printCampaign(ctx: CommandContext, c: Campaign): void {
   printRecord(ctx.io, [
@@ -39,23 +34,17 @@ const LIFECYCLE_VERBS = [
 
 export function registerCampaigns(program: Command, ctx: CommandContext): void {
   const campaigns = program.command("campaigns").description("create campaigns, change their lifecycle and trigger lifetime campaigns");
-  const api = async () => new CampaignsApi(await ctx.client());
 
   const list = withJson(
     campaigns
       .command("list")
       .description("list the workspace's campaigns, newest first")
-      .option("--status <list>", "comma list of statuses (draft, scheduled, sent, active, paused, archived)")
-      .addOption(new Option("--type <type>", "only this type").choices(["one-time", "lifetime"]))
+      .option("--status <list>", `comma list of statuses (${CampaignStatus.options.join(", ")})`)
+      .addOption(new Option("--type <type>", "only this type").choices(CampaignType.options))
       .option("--page <n>", "page number (default 1)")
       .option("--limit <n>", "campaigns per page, 1..100 (default 20)"),
-  ).action(async (options: { status?: string; type?: string; page?: string; limit?: string; json?: boolean }) => {
-    const result = await (await api()).list({
-      status: options.status,
-      type: options.type,
-      page: intFlag("--page", options.page),
-      limit: intFlag("--limit", options.limit),
-    });
+  ).action(async (options: { status?: string; type?: CampaignType; page?: string; limit?: string; json?: boolean }) => {
+    const result = await (await ctx.client()).call("campaigns.list", { query: { status: options.status, type: options.type, ...pageFlags(options) } });
     if (options.json) return printJson(ctx.io, result);
     printRows(ctx.io, ctx.env, result.campaigns, [
       { header: "ID", value: (c) => c.id },
@@ -71,7 +60,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
 
   const show = withJson(campaigns.command("show").description("show one campaign").argument("<id>", "campaign id")).action(
     async (id: string, options: { json?: boolean }) => {
-      const { campaign } = await (await api()).get(id);
+      const { campaign } = await (await ctx.client()).call("campaigns.get", { params: { id } });
       if (options.json) return printJson(ctx.io, { campaign });
       printCampaign(ctx, campaign);
     },
@@ -84,14 +73,11 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .description("create a campaign; lifetime campaigns start as drafts")
       .requiredOption("--name <name>", "campaign name")
       .requiredOption("--subject <subject>", "email subject")
-      .addOption(new Option("--type <type>", "campaign type").choices(["one-time", "lifetime"]).default("lifetime"))
+      .addOption(new Option("--type <type>", "campaign type").choices(CampaignType.options).default("lifetime"))
       .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601, e.g. 2026-12-01T09:00:00Z)"),
-  ).action(async (options: { name: string; subject: string; type: "one-time" | "lifetime"; scheduledAt?: string; json?: boolean }) => {
-    const { campaign } = await (await api()).create({
-      name: options.name,
-      subject: options.subject,
-      type: options.type,
-      ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}),
+  ).action(async (options: { name: string; subject: string; type: CampaignType; scheduledAt?: string; json?: boolean }) => {
+    const { campaign } = await (await ctx.client()).call("campaigns.create", {
+      body: { name: options.name, subject: options.subject, type: options.type, ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}) },
     });
     if (options.json) return printJson(ctx.io, { campaign });
     printCampaign(ctx, campaign);
@@ -109,15 +95,15 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
         .description(description)
         .argument("<id>", "campaign id")
         .addOption(
-          new Option("--if-status <status>", "only if the campaign still has this status (else exit 5): guards against a concurrent change").choices([
-            "draft",
-            "active",
-            "paused",
-            "archived",
-          ]),
+          new Option("--if-status <status>", "only if the campaign still has this status (else exit 5): guards against a concurrent change").choices(
+            LifetimeStatus.options,
+          ),
         ),
-    ).action(async (id: string, options: { ifStatus?: "draft" | "active" | "paused" | "archived"; json?: boolean }) => {
-      const { campaign } = await (await api()).changeLifecycle(id, { status, ...(options.ifStatus ? { expectedStatus: options.ifStatus } : {}) });
+    ).action(async (id: string, options: { ifStatus?: LifetimeStatus; json?: boolean }) => {
+      const { campaign } = await (await ctx.client()).call("campaigns.changeLifecycle", {
+        params: { id },
+        body: { status, ...(options.ifStatus ? { expectedStatus: options.ifStatus } : {}) },
+      });
       if (options.json) return printJson(ctx.io, { campaign });
       ctx.info(`${ctx.color.green("✓")} campaign ${campaign.id} (${campaign.name}) is ${campaign.status}`);
     });
@@ -137,7 +123,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     // Remotely, the key alone is enough (a CI job may have no personal token at all).
     const mode = ctx.mode();
     const client = mode.kind === "remote" ? new ApiClient(new RemoteTransport(mode.baseUrl), key) : (await ctx.client()).withToken(key);
-    const result = await new CampaignsApi(client).trigger(id, options.contact);
+    const result = await client.call("campaigns.trigger", { params: { id }, body: { contactId: options.contact } });
     if (options.json) return printJson(ctx.io, result);
     printExecutions(ctx, [result.execution]);
     ctx.info(result.created ? "queued" : "already queued for this contact: nothing changed");
@@ -153,14 +139,13 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .command("executions")
       .description("list a campaign's executions (sending is not part of this release: they stay queued)")
       .argument("<id>", "campaign id")
-      .option("--status <list>", "comma list of pending, queued, sent, cancelled, failed")
+      .option("--status <list>", `comma list of ${ExecutionStatus.options.join(", ")}`)
       .option("--page <n>", "page number (default 1)")
       .option("--limit <n>", "executions per page, 1..100 (default 20)"),
   ).action(async (id: string, options: { status?: string; page?: string; limit?: string; json?: boolean }) => {
-    const result = await (await api()).executions(id, {
-      status: options.status,
-      page: intFlag("--page", options.page),
-      limit: intFlag("--limit", options.limit),
+    const result = await (await ctx.client()).call("campaigns.executions", {
+      params: { id },
+      query: { status: options.status, ...pageFlags(options) },
     });
     if (options.json) return printJson(ctx.io, result);
     printExecutions(ctx, result.executions);

@@ -1,31 +1,26 @@
 import { confirm } from "@inquirer/prompts";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { readFile } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import { describeZodError } from "../../core/validation.js";
 import { ContactInput, ContactStatus, CONTACT_LIMITS, type Contact, type ContactImportOutcome } from "../../core/schemas/contact.js";
-import { ContactsApi, type ContactListParams } from "../../client/contacts.js";
+import type { ApiClient } from "../../client/api-client.js";
+import { eachContact } from "../../client/contacts.js";
 import { parseImport, ImportFormatError, type ImportRecord } from "../contact-import.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
-import { readAll } from "../io.js";
+import { choiceListFlag, intFlag, mutuallyExclusive } from "../flags.js";
+import { promptContext, readAll } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n < 1 || n > max) throw new UsageError(`${flag} must be a whole number from 1 to ${max} (got ${JSON.stringify(value)})`);
-  return n;
-}
+const statuses = (value: string | undefined) => choiceListFlag("--status", value, ContactStatus.options);
 
-function statuses(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
-  for (const s of list) if (!ContactStatus.safeParse(s).success) throw new UsageError(`--status must be a comma list of active, unsubscribed (got ${JSON.stringify(s)})`);
-  return list;
+/** A list as the API's comma-list query parameters take it; undefined when empty. */
+function commaList(values: readonly string[] | undefined): string | undefined {
+  return values?.length ? values.join(",") : undefined;
 }
 
 function tagList(tags: string[] | undefined): string[] | undefined {
@@ -50,7 +45,7 @@ function exportRow(c: Contact): string[] {
 
 export function registerContacts(program: Command, ctx: CommandContext): void {
   const contacts = program.command("contacts").description("manage the active workspace's contacts (personal data is encrypted at rest)");
-  const api = async () => new ContactsApi(await ctx.client());
+  const api = () => ctx.client();
 
   const add = withJson(
     contacts
@@ -61,13 +56,12 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .option("--phone <phone>", "phone number")
       .option("--description <text>", "free text")
       .option("--tag <tag>", "a tag (repeatable)", collect)
-      .option("--status <status>", "active (default) or unsubscribed"),
-  ).action(async (o: { email: string; name: string; phone?: string; description?: string; tag?: string[]; status?: string; json?: boolean }) => {
-    if (o.status !== undefined && !ContactStatus.safeParse(o.status).success) throw new UsageError("--status must be active or unsubscribed");
-    const result = await (await api()).add(
-      { email: o.email, name: o.name, phone: o.phone, description: o.description, tags: tagList(o.tag), status: o.status as Contact["status"] | undefined },
-      ctx.io.signal,
-    );
+      .addOption(new Option("--status <status>", "active (default) or unsubscribed").choices(ContactStatus.options)),
+  ).action(async (o: { email: string; name: string; phone?: string; description?: string; tag?: string[]; status?: Contact["status"]; json?: boolean }) => {
+    const result = await (await api()).call("contacts.add", {
+      body: { email: o.email, name: o.name, phone: o.phone, description: o.description, tags: tagList(o.tag), status: o.status },
+      signal: ctx.io.signal,
+    });
     if (o.json) return printJson(ctx.io, result);
     ctx.info(`Created contact ${o.email}.`);
     ctx.io.stdout.write(result.contact.id + "\n");
@@ -80,28 +74,23 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .description("list contacts, newest first")
       .option("--search <text>", "part of the email (case-insensitive)")
       .option("--tag <tag>", "has this tag (repeatable, or a comma list: any of them)", collect)
-      .option("--status <list>", "comma list of active, unsubscribed")
+      .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
       .option("--page <n>", "page number (from 1)")
       .option("--limit <n>", "contacts per page, 1 to 100 (default 20)")
       .option("--all", "walk every page"),
   ).action(async (o: { search?: string; tag?: string[]; status?: string; page?: string; limit?: string; all?: boolean; json?: boolean }) => {
     const client = await api();
-    const params: ContactListParams = {
-      search: o.search,
-      tags: tagList(o.tag),
-      status: statuses(o.status),
-      page: positiveInt("--page", o.page, 1_000_000),
-      limit: positiveInt("--limit", o.limit, 100),
-    };
+    const filters = { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) };
+    const limit = intFlag("--limit", o.limit, { min: 1, max: 100 });
     if (o.all) {
-      if (o.page) throw new UsageError("--all walks every page: leave out --page");
+      mutuallyExclusive({ "--all": o.all, "--page": o.page }, "--all walks every page: leave out --page");
       const rows: Contact[] = [];
-      for await (const c of client.listAll(params, ctx.io.signal)) rows.push(c);
+      for await (const c of eachContact(client, { ...filters, limit }, ctx.io.signal)) rows.push(c);
       if (o.json) return printJson(ctx.io, { contacts: rows, total: rows.length });
       printRows(ctx.io, ctx.env, rows, CONTACT_COLUMNS);
       return;
     }
-    const result = await client.list(params, ctx.io.signal);
+    const result = await client.call("contacts.list", { query: { ...filters, limit, page: intFlag("--page", o.page, { min: 1, max: 1_000_000 }) }, signal: ctx.io.signal });
     if (o.json) return printJson(ctx.io, result);
     printRows(ctx.io, ctx.env, result.contacts, CONTACT_COLUMNS);
     if (result.totalPages > result.page) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} contacts): --page ${result.page + 1} for more, or --all`);
@@ -111,7 +100,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
 
   const show = withJson(contacts.command("show").description("show one contact").argument("<id>", "contact id (ct_…)")).action(
     async (id: string, o: { json?: boolean }) => {
-      const { contact } = await (await api()).get(id, ctx.io.signal);
+      const { contact } = await (await api()).call("contacts.get", { params: { id }, signal: ctx.io.signal });
       if (o.json) return printJson(ctx.io, { contact });
       printRecord(ctx.io, [
         ["id", contact.id],
@@ -140,7 +129,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .option("--tag <tag>", "replace the tags with these (repeatable)", collect)
       .option("--clear-tags", "remove every tag"),
   ).action(async (id: string, o: { email?: string; name?: string; phone?: string; description?: string; tag?: string[]; clearTags?: boolean; json?: boolean }) => {
-    if (o.tag && o.clearTags) throw new UsageError("use either --tag or --clear-tags");
+    mutuallyExclusive({ "--tag": o.tag, "--clear-tags": o.clearTags });
     const change: Record<string, unknown> = {};
     if (o.email !== undefined) change.email = o.email;
     if (o.name !== undefined) change.name = o.name;
@@ -149,7 +138,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     if (o.tag) change.tags = tagList(o.tag);
     if (o.clearTags) change.tags = [];
     if (Object.keys(change).length === 0) throw new UsageError("nothing to change: give at least one of --email, --name, --phone, --description, --tag, --clear-tags");
-    const { contact } = await (await api()).update(id, change, ctx.io.signal);
+    const { contact } = await (await api()).call("contacts.update", { params: { id }, body: change, signal: ctx.io.signal });
     if (o.json) return printJson(ctx.io, { contact });
     ctx.info(`Updated ${contact.email} (${contact.id}).`);
   });
@@ -164,14 +153,14 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       const client = await api();
       if (!o.yes) {
         if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) throw new UsageError("refusing to delete without --yes when not on a terminal");
-        const { contact } = await client.get(id, ctx.io.signal);
-        const ok = await confirm({ message: `Delete ${contact.name} <${contact.email}>?`, default: false }, { input: ctx.io.stdin, output: process.stderr, signal: ctx.io.signal });
+        const { contact } = await client.call("contacts.get", { params: { id }, signal: ctx.io.signal });
+        const ok = await confirm({ message: `Delete ${contact.name} <${contact.email}>?`, default: false }, promptContext(ctx.io));
         if (!ok) {
           ctx.info("Kept.");
           return;
         }
       }
-      await client.remove(id, ctx.io.signal);
+      await client.call("contacts.delete", { params: { id }, signal: ctx.io.signal });
       ctx.info(`Deleted ${id}.`);
     });
   example(rm, "outreach contacts rm ct_3kF9x2aB7cD1eF4g", "outreach contacts rm ct_3kF9x2aB7cD1eF4g --yes");
@@ -195,7 +184,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       if (err instanceof ImportFormatError) throw new UsageError(`${file === "-" ? "stdin" : file}: ${err.message}`);
       throw err;
     }
-    const report = await runImport(ctx, await api(), records, { tags: tagList(o.tag) ?? [], strict: Boolean(o.strict), batchSize: positiveInt("--batch-size", o.batchSize, CONTACT_LIMITS.importBatch)! });
+    const report = await runImport(ctx, await api(), records, { tags: tagList(o.tag) ?? [], strict: Boolean(o.strict), batchSize: intFlag("--batch-size", o.batchSize, { min: 1, max: CONTACT_LIMITS.importBatch })! });
     if (o.json) printJson(ctx.io, report);
     if (report.invalid > 0) throw new CliError(`${report.invalid} invalid row${report.invalid === 1 ? "" : "s"} not imported (see above)`, EXIT.usage);
     if (report.limitReached > 0) throw new CliError(`${report.limitReached} row${report.limitReached === 1 ? "" : "s"} not imported: the plan's contact limit was reached`, EXIT.auth);
@@ -214,13 +203,13 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     .option("--ndjson", "one contact JSON object per line")
     .option("--search <text>", "only contacts whose email contains this")
     .option("--tag <tag>", "only contacts with any of these tags (repeatable)", collect)
-    .option("--status <list>", "comma list of active, unsubscribed")
+    .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
     .action(async (o: { csv?: boolean; ndjson?: boolean; search?: string; tag?: string[]; status?: string }) => {
-      if (o.csv && o.ndjson) throw new UsageError("choose one of --csv and --ndjson");
+      mutuallyExclusive({ "--csv": o.csv, "--ndjson": o.ndjson });
       const client = await api();
       if (!o.ndjson) ctx.io.stdout.write(stringify([EXPORT_COLUMNS as unknown as string[]]));
       let n = 0;
-      for await (const c of client.listAll({ search: o.search, tags: tagList(o.tag), status: statuses(o.status), limit: 100 }, ctx.io.signal)) {
+      for await (const c of eachContact(client, { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) }, ctx.io.signal)) {
         ctx.io.stdout.write(o.ndjson ? JSON.stringify(c) + "\n" : stringify([exportRow(c)]));
         n++;
       }
@@ -244,7 +233,7 @@ export interface ImportReport {
  */
 async function runImport(
   ctx: CommandContext,
-  client: ContactsApi,
+  client: ApiClient,
   records: ImportRecord[],
   options: { tags: string[]; strict: boolean; batchSize: number },
 ): Promise<ImportReport> {
@@ -271,7 +260,8 @@ async function runImport(
   }
   for (let i = 0; i < sendable.length; i += options.batchSize) {
     const batch = sendable.slice(i, i + options.batchSize);
-    const result = await client.import(batch.map((b) => b.contact), options.tags, ctx.io.signal);
+    const contacts = batch.map((b) => b.contact);
+    const result = await client.call("contacts.import", { body: options.tags.length ? { contacts, tags: options.tags } : { contacts }, signal: ctx.io.signal });
     for (const outcome of result.results) {
       const where = batch[outcome.index]!.where;
       report.rows.push({ where, status: outcome.status, id: outcome.id, error: outcome.error });

@@ -1,36 +1,14 @@
 import { confirm } from "@inquirer/prompts";
 import type { Command } from "commander";
-import { ApiError } from "../../client/api-client.js";
-import { SendingDomainsApi } from "../../client/domains.js";
+import { ApiError, type ApiClient } from "../../client/api-client.js";
 import { normaliseDomain } from "../../core/domain-name.js";
 import type { DnsRecord, SendingDomain } from "../../core/schemas/sending-domain.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { printJson, printRows } from "../output.js";
-import { example, requireFlags, withJson } from "./shared.js";
-
-/** `10m`, `30s`, `1h`, `500ms`, or a bare number of seconds. */
-export function parseDuration(flag: string, value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match) throw new UsageError(`${flag} must be a duration like 30s, 10m or 1h (got ${JSON.stringify(value)})`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? "s") as "ms" | "s" | "m" | "h"];
-  return Math.round(Number(match[1]) * unit);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? Object.assign(new Error("aborted"), { name: "AbortError" }));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error("interrupted"), { name: "AbortError" }));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+import { durationFlag, requireFlags } from "../flags.js";
+import { promptContext } from "../io.js";
+import { example, withJson } from "./shared.js";
 
 const PURPOSE: Record<DnsRecord["purpose"], string> = {
   ownership: "ownership",
@@ -60,9 +38,18 @@ function findDomain(domains: readonly SendingDomain[], ref: string): SendingDoma
   return found;
 }
 
+/** The active workspace's id, which endpoints 5 and 6 take as `teamId`. */
+async function activeTeamId(client: ApiClient, signal?: AbortSignal): Promise<string> {
+  return (await client.call("teams.list", { signal })).activeTeam.id;
+}
+
+async function listDomains(client: ApiClient, teamId: string, signal?: AbortSignal) {
+  return client.call("sendingDomains.list", { query: { teamId }, signal });
+}
+
 export function registerDomains(program: Command, ctx: CommandContext): void {
   const domains = program.command("domains").description("sending domains: add, list, verify DNS, remove");
-  const api = async () => new SendingDomainsApi(await ctx.client());
+  const api = () => ctx.client();
 
   const add = withJson(
     domains
@@ -74,9 +61,13 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
   ).action(async (domain: string, options: { senderEmail?: string; senderName?: string; json?: boolean }) => {
     requireFlags(options, { senderEmail: "--sender-email", senderName: "--sender-name" });
     const client = await api();
-    const teamId = await client.activeTeamId(ctx.io.signal);
-    await client.add(teamId, { domain, senderEmail: options.senderEmail!, senderName: options.senderName! }, ctx.io.signal);
-    const { domains: all } = await client.list(teamId, ctx.io.signal);
+    const teamId = await activeTeamId(client, ctx.io.signal);
+    await client.call("sendingDomains.add", {
+      query: { teamId },
+      body: { domain, senderEmail: options.senderEmail!, senderName: options.senderName! },
+      signal: ctx.io.signal,
+    });
+    const { domains: all } = await listDomains(client, teamId, ctx.io.signal);
     const added = findDomain(all, domain);
     if (options.json) return printJson(ctx.io, added);
     ctx.info(`Added ${added.domain} (${added.id}). Publish these records at your DNS provider, then run:`);
@@ -91,7 +82,7 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
 
   const list = withJson(domains.command("list").description("list the workspace's sending domains")).action(async (options: { json?: boolean }) => {
     const client = await api();
-    const result = await client.list(await client.activeTeamId(ctx.io.signal), ctx.io.signal);
+    const result = await listDomains(client, await activeTeamId(client, ctx.io.signal), ctx.io.signal);
     if (options.json) return printJson(ctx.io, result);
     if (result.holdReason) ctx.warn(`sending from custom domains is held: ${result.holdReason}`);
     printRows(ctx.io, ctx.env, result.domains, [
@@ -117,27 +108,29 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
       .option("--timeout <duration>", "how long --wait keeps trying (e.g. 30s, 10m, 1h)", "10m")
       .option("--interval <duration>", "first pause between checks with --wait; doubles up to 5 minutes", "10s"),
   ).action(async (ref: string, options: { wait?: boolean; timeout: string; interval: string; json?: boolean }) => {
-    const timeoutMs = parseDuration("--timeout", options.timeout);
-    let pauseMs = Math.max(1, parseDuration("--interval", options.interval));
+    const timeoutMs = durationFlag("--timeout", options.timeout);
+    let pauseMs = Math.max(1, durationFlag("--interval", options.interval));
     const client = await api();
-    const teamId = await client.activeTeamId(ctx.io.signal);
-    const target = findDomain((await client.list(teamId, ctx.io.signal)).domains, ref);
-    const deadline = Date.now() + timeoutMs;
+    const teamId = await activeTeamId(client, ctx.io.signal);
+    const target = findDomain((await listDomains(client, teamId, ctx.io.signal)).domains, ref);
+    // The injected clock (tests move it instead of waiting).
+    const clock = ctx.clock;
+    const deadline = clock.now().getTime() + timeoutMs;
     const seen = new Map<string, string>();
     let current = target;
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.verify(target.id, ctx.io.signal);
+        await client.call("sendingDomains.verify", { params: { id: target.id }, signal: ctx.io.signal });
       } catch (err) {
         // Someone (or an earlier run) checked moments ago: wait as the server asks.
         if (!(options.wait && err instanceof ApiError && err.status === 429)) throw err;
         const retryMs = Number(err.headers.get("retry-after") ?? "10") * 1000;
         ctx.info(`checked moments ago; next check in ${Math.round(retryMs / 1000)} s`);
-        if (Date.now() + retryMs > deadline) break;
-        await sleep(retryMs, ctx.io.signal);
+        if (clock.now().getTime() + retryMs > deadline) break;
+        await clock.sleep(retryMs, ctx.io.signal);
         continue;
       }
-      current = findDomain((await client.list(teamId, ctx.io.signal)).domains, target.id);
+      current = findDomain((await listDomains(client, teamId, ctx.io.signal)).domains, target.id);
       for (const record of current.dnsRecords) {
         const key = `${record.purpose} ${record.host}`;
         if (seen.get(key) !== record.status) {
@@ -147,11 +140,11 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
         }
       }
       if (!options.wait || current.status === "verified") break;
-      const remaining = deadline - Date.now();
+      const remaining = deadline - clock.now().getTime();
       if (remaining <= 0) break;
       const pause = Math.min(pauseMs, remaining);
       ctx.info(`${current.domain} is ${current.status}; checking again in ${pause >= 1000 ? `${Math.round(pause / 1000)} s` : `${pause} ms`} (attempt ${attempt + 1})`);
-      await sleep(pause, ctx.io.signal);
+      await clock.sleep(pause, ctx.io.signal);
       pauseMs = Math.min(pauseMs * 2, 300_000);
     }
     if (options.json) printJson(ctx.io, current);
@@ -170,19 +163,19 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
     .option("-y, --yes", "do not ask for confirmation")
     .action(async (ref: string, options: { yes?: boolean }) => {
       const client = await api();
-      const target = findDomain((await client.list(await client.activeTeamId(ctx.io.signal), ctx.io.signal)).domains, ref);
+      const target = findDomain((await listDomains(client, await activeTeamId(client, ctx.io.signal), ctx.io.signal)).domains, ref);
       if (!options.yes) {
         if (!(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) throw new UsageError(`pass --yes to remove ${target.domain} without a terminal to confirm on`);
         const ok = await confirm(
           { message: `Remove ${target.domain} and its DKIM key? Mail signed with it can no longer be sent.`, default: false },
-          { input: ctx.io.stdin, output: process.stderr },
+          promptContext(ctx.io),
         );
         if (!ok) {
           ctx.info("Nothing removed.");
           return;
         }
       }
-      await client.remove(target.id, ctx.io.signal);
+      await client.call("sendingDomains.delete", { params: { id: target.id }, signal: ctx.io.signal });
       ctx.info(`Removed ${target.domain} (${target.id}).`);
     });
   example(rm, "outreach domains rm example.com", "outreach domains rm dom_3kF9x2… --yes");

@@ -4,6 +4,7 @@ import { toUser, toWorkspace } from "../../services/identity.js";
 import { updateConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
+import { promptContext } from "../io.js";
 import { printJson } from "../output.js";
 import { example } from "./shared.js";
 
@@ -39,10 +40,10 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         throw new UsageError(`missing ${missing.map(([k]) => `--${k}`).join(", ")} (no prompts without a terminal)`);
       }
       if (interactive) {
-        const promptContext = { input: ctx.io.stdin, output: process.stderr };
-        values.name = await input({ message: "Your name", required: true }, promptContext);
-        values.email = await input({ message: "Your email", required: true }, promptContext);
-        values.team = await input({ message: "Workspace name", default: `${values.name}'s workspace` }, promptContext);
+        const prompts = promptContext(ctx.io);
+        values.name = await input({ message: "Your name", required: true }, prompts);
+        values.email = await input({ message: "Your email", required: true }, prompts);
+        values.team = await input({ message: "Workspace name", default: `${values.name}'s workspace` }, prompts);
       }
       const result = identity.bootstrap({ name: values.name!, email: values.email!, team: values.team!, plan: options.plan });
       updateConfig(ctx.env, (config) => {

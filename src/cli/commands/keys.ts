@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { TeamApiKeysApi } from "../../client/keys.js";
-import type { TeamApiKey } from "../../core/schemas/team-api-key.js";
+import { KEY_SCOPES, type KeyScope, type TeamApiKey } from "../../core/schemas/team-api-key.js";
 import type { CommandContext } from "../context.js";
 import { printJson, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
@@ -25,13 +24,12 @@ function collect(value: string, previous: string[]): string[] {
 
 export function registerKeys(program: Command, ctx: CommandContext): void {
   const keys = program.command("keys").description("team API keys for integrations (create, rotate and revoke: owners and admins)");
-  const api = async () => new TeamApiKeysApi(await ctx.client());
 
   const list = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action(
     async (options: { json?: boolean }) => {
-      const result = await (await api()).list();
+      const result = await (await ctx.client()).call("teamApiKeys.list");
       if (options.json) return printJson(ctx.io, result);
-      const now = ctx.deps.clock?.now() ?? new Date();
+      const now = ctx.clock.now();
       printRows(ctx.io, ctx.env, result.apiKeys, [
         { header: "ID", value: (k) => k.id },
         { header: "NAME", value: (k) => k.name },
@@ -50,11 +48,12 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
       .command("create")
       .description("create a team API key; prints the raw key once, on stdout")
       .requiredOption("--name <name>", "what the key is for (e.g. Zapier)")
-      .option("--scope <scope>", "a scope; repeat or comma-separate (known: campaigns:trigger)", collect, [] as string[])
+      .option("--scope <scope>", `a scope; repeat or comma-separate (known: ${KEY_SCOPES.join(", ")}; default: campaigns:trigger)`, collect, [] as string[])
       .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
   ).action(async (options: { name: string; scope: string[]; expiresAt?: string; json?: boolean }) => {
-    const scopes = options.scope.length ? options.scope : ["campaigns:trigger"];
-    const issued = await (await api()).create({ name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) });
+    // Unknown scopes go to the server as typed: its 400 names them and the scopes it knows.
+    const scopes = (options.scope.length ? options.scope : ["campaigns:trigger"]) as KeyScope[];
+    const issued = await (await ctx.client()).call("teamApiKeys.create", { body: { name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) } });
     printIssued(ctx, issued, options.json, "Created");
   });
   example(create, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
@@ -62,13 +61,13 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
   const rotate = withJson(
     keys.command("rotate").description("replace a key's secret: the old key stops working at once; prints the new one once").argument("<id>", "key id"),
   ).action(async (id: string, options: { json?: boolean }) => {
-    printIssued(ctx, await (await api()).rotate(id), options.json, "Rotated");
+    printIssued(ctx, await (await ctx.client()).call("teamApiKeys.rotate", { params: { id } }), options.json, "Rotated");
   });
   example(rotate, "outreach keys rotate key_3kF9x2aB7dQ1LmZp");
 
   const revoke = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action(
     async (id: string, options: { json?: boolean }) => {
-      const { apiKey } = await (await api()).revoke(id);
+      const { apiKey } = await (await ctx.client()).call("teamApiKeys.revoke", { params: { id } });
       if (options.json) return printJson(ctx.io, { apiKey });
       ctx.info(`${ctx.color.green("✓")} team API key ${apiKey.id} (${apiKey.name}) revoked at ${apiKey.revokedAt}`);
     },

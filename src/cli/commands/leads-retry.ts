@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { EnrichmentApi } from "../../client/enrichment.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
+import { mutuallyExclusive } from "../flags.js";
 import { LEAD_TABLE_COLUMNS, leadsToCsv } from "../lead-output.js";
 import { printRows } from "../output.js";
 import { example } from "./shared.js";
@@ -20,9 +20,9 @@ interface RetryOptions {
 }
 
 function chooseFormat(options: RetryOptions): Format {
-  const chosen = (["json", "ndjson", "csv"] as const).filter((f) => options[f]);
-  if (chosen.length > 1) throw new UsageError(`choose one output format (got ${chosen.map((f) => `--${f}`).join(" and ")})`);
-  if (chosen[0]) return chosen[0];
+  mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
+  const chosen = (["json", "ndjson", "csv"] as const).find((f) => options[f]);
+  if (chosen) return chosen;
   if (options.out) {
     if (/\.ndjson$|\.jsonl$/i.test(options.out)) return "ndjson";
     if (/\.json$/i.test(options.out)) return "json";
@@ -47,19 +47,19 @@ export function registerLeadsRetry(leads: Command, ctx: CommandContext): void {
     .action(async (token: string, options: RetryOptions) => {
       if (!UUID.test(token.trim())) throw new UsageError(`TOKEN must be the enrichmentRetryToken of a search, a UUID (got ${JSON.stringify(token)})`);
       const format = chooseFormat(options);
-      const api = new EnrichmentApi(await ctx.client());
+      const client = await ctx.client();
       const signal = ctx.io.signal;
       let text = "";
       const emit = (chunk: string) => (options.out ? (text += chunk) : ctx.io.stdout.write(chunk));
       ctx.info("Retrying website enrichment (up to 20 leads)…");
       let result: Lead[] = [];
       if (format === "ndjson") {
-        for await (const line of api.retryStream(token.trim(), { signal })) {
+        for await (const line of client.stream("leads.enrichmentRetry", { body: { token: token.trim() }, signal })) {
           emit(JSON.stringify({ type: line.type, data: line.data }) + "\n");
-          if (line.type === "complete") result = line.leads;
+          if (line.type === "complete") result = line.data.leads;
         }
       } else {
-        result = await api.retry(token.trim(), { signal });
+        ({ leads: result } = await client.call("leads.enrichmentRetry", { body: { token: token.trim() }, signal }));
         if (format === "json") emit(JSON.stringify({ leads: result }, null, 2) + "\n");
         else if (format === "csv") emit(leadsToCsv(result));
         else if (options.out) emit(leadsToCsv(result));

@@ -1,16 +1,16 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
-import ora, { type Ora } from "ora";
-import { EnrichmentApi } from "../../client/enrichment.js";
-import { LeadsApi } from "../../client/leads.js";
-import type { StreamLine } from "../../client/api-client.js";
+import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import type { Lead, SearchInput, SearchResult } from "../../core/schemas/lead.js";
+import { SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
+import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
 import type { CliIO } from "../io.js";
+import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
 import { printRows } from "../output.js";
+import { progressSpinner } from "../progress-spinner.js";
 import { registerLeadsRetry } from "./leads-retry.js";
 import { example } from "./shared.js";
 
@@ -29,44 +29,29 @@ interface SearchOptions {
   csv?: boolean;
   out?: string;
   complete?: boolean;
+  refresh?: boolean;
   sort?: string;
-}
-
-const SORTS = ["relevance", "distance", "name"] as const;
-
-function number(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${flag} must be a number (got ${JSON.stringify(value)})`);
-  return n;
-}
-
-function integer(flag: string, value: string | undefined, min: number): number | undefined {
-  const n = number(flag, value);
-  if (n !== undefined && (!Number.isInteger(n) || n < min)) throw new UsageError(`${flag} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
-  return n;
 }
 
 /** The request body from the flags; bounds are the server's to check (its 400 names the field). */
 export function searchInputFromFlags(options: SearchOptions): SearchInput {
-  const lat = number("--lat", options.lat);
-  const lng = number("--lng", options.lng);
+  const lat = numberFlag("--lat", options.lat);
+  const lng = numberFlag("--lng", options.lng);
   if ((lat === undefined) !== (lng === undefined)) throw new UsageError("--lat and --lng go together: give both or neither");
   const location = options.location ?? (lat !== undefined ? `${lat},${lng}` : undefined);
   if (!location) throw new UsageError("missing --location (or --lat and --lng)");
-  const sort = options.sort?.trim().toLowerCase();
-  if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) {
-    throw new UsageError(`--sort must be one of ${SORTS.join(", ")} (got ${JSON.stringify(options.sort)})`);
-  }
+  const sort = choiceFlag("--sort", options.sort?.trim().toLowerCase(), SearchSort.options);
   return {
     location,
     keywords: options.keywords,
-    radiusKm: number("--radius", options.radius) ?? null,
+    radiusKm: numberFlag("--radius", options.radius) ?? null,
     lat: lat ?? null,
     lng: lng ?? null,
     locationPlaceId: options.placeId ?? null,
     pageToken: options.pageToken ?? null,
-    ...(sort ? { sort: sort as (typeof SORTS)[number] } : {}),
+    ...(sort ? { sort } : {}),
+    // Only sent when asked: a server that predates the flag rejects unknown fields.
+    ...(options.refresh ? { refresh: true } : {}),
   };
 }
 
@@ -92,23 +77,6 @@ class Sink {
   }
 }
 
-/** ora on the CLI's stderr: a terminal-like adapter so the spinner never touches process streams directly. */
-function spinner(io: CliIO): Ora | undefined {
-  if (!io.stderrIsTTY) return undefined;
-  const stream = {
-    isTTY: true,
-    columns: io.columns ?? 80,
-    write: (s: string) => (io.stderr.write(s), true),
-    cursorTo: (x: number) => (io.stderr.write(`\u001b[${x + 1}G`), true),
-    moveCursor: (_dx: number, dy: number) => (dy < 0 && io.stderr.write(`\u001b[${-dy}A`), true),
-    clearLine: () => (io.stderr.write("\u001b[2K"), true),
-    once: () => stream,
-    on: () => stream,
-    removeListener: () => stream,
-  };
-  return ora({ stream: stream as unknown as NodeJS.WritableStream, discardStdin: false, hideCursor: false, isEnabled: true, text: "searching…" }).start();
-}
-
 /** The `leads` command group; exported so `leads retry` can be attached (`registerLeadsRetry(leadsCommand, ctx)`). */
 export function registerLeads(program: Command, ctx: CommandContext): Command {
   const leads = program.command("leads").description("search local businesses (leads) around a place");
@@ -131,15 +99,16 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--csv", "print CSV: one row per lead, socials and sources as columns")
     .option("--out <file>", "write the data to FILE instead of stdout")
     .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
+    .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
     .action(async (options: SearchOptions) => {
-      const formats = [options.json, options.ndjson, options.csv].filter(Boolean).length;
-      if (formats > 1) throw new UsageError("choose one of --json, --ndjson and --csv");
-      if (options.complete && options.ndjson) throw new UsageError("--complete merges results: use it with --json, --csv or the table, not --ndjson");
-      const pages = options.all ? Number.POSITIVE_INFINITY : (integer("--pages", options.pages, 1) ?? 1);
+      mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
+      mutuallyExclusive({ "--complete": options.complete, "--ndjson": options.ndjson }, "--complete merges results: use it with --json, --csv or the table, not --ndjson");
+      const pages = options.all ? Number.POSITIVE_INFINITY : (intFlag("--pages", options.pages, { min: 1 }) ?? 1);
       const input = searchInputFromFlags(options);
-      const api = new LeadsApi(await ctx.client());
+      const client = await ctx.client();
       const sink = new Sink(ctx.io, options.out);
-      const spin = options.ndjson && !sink.toFile ? undefined : spinner(ctx.io);
+      // Not over NDJSON on the same terminal: the lines would run into the spinner.
+      const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
       const merged = new Map<string, Lead>();
       const retryTokens: string[] = [];
       let last: SearchResult | undefined;
@@ -147,30 +116,36 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         let pageToken = input.pageToken;
         for (let page = 1; page <= pages; page++) {
           let result: SearchResult | undefined;
-          for await (const { raw, result: final } of api.searchStream({ ...input, pageToken }, ctx.io.signal)) {
-            if (options.ndjson) sink.write(JSON.stringify(raw) + "\n");
-            const snapshot = leadsOf(raw);
-            if (spin) show(spin, `${merged.size + (final ? 0 : snapshot)} leads · page ${page}`);
-            if (final) result = final;
+          try {
+            for await (const line of client.stream("leads.search", { body: { ...input, pageToken }, signal: ctx.io.signal })) {
+              if (options.ndjson) sink.write(line.raw + "\n");
+              if (line.type === "complete") result = line.data;
+              spin.update(`${merged.size + (line.type === "complete" ? 0 : line.data.leads.length)} leads · page ${page}`);
+            }
+          } catch (err) {
+            // --ndjson prints the stream as it came, its error line included.
+            if (options.ndjson && err instanceof ApiError && err.body.type === "error") sink.write(JSON.stringify(err.body) + "\n");
+            throw err;
           }
           if (!result) break;
           for (const lead of result.leads) merged.set(lead.placeId, lead);
           if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
           last = result;
-          if (spin) show(spin, `${merged.size} leads · page ${page}`);
+          spin.update(`${merged.size} leads · page ${page}`);
           if (!result.nextPageToken) break;
           pageToken = result.nextPageToken;
         }
         if (options.complete) {
-          const retry = new EnrichmentApi(await ctx.client());
           for (const token of retryTokens) {
-            if (spin) show(spin, `${merged.size} leads · finishing website enrichment`);
-            for (const lead of await retry.retry(token, { signal: ctx.io.signal })) merged.set(lead.placeId, lead);
+            spin.update(`${merged.size} leads · finishing website enrichment`);
+            // The retry answers only the leads it covered: they replace theirs by placeId.
+            const { leads: retried } = await client.call("leads.enrichmentRetry", { body: { token }, signal: ctx.io.signal });
+            for (const lead of retried) merged.set(lead.placeId, lead);
           }
           if (last) last = { ...last, enrichmentRetryToken: null };
         }
       } finally {
-        spin?.stop();
+        spin.stop();
       }
       try {
         if (!last) return;
@@ -188,6 +163,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
             : `nothing matched ${JSON.stringify(input.keywords)} as typed; did you mean ${JSON.stringify(last.didYouMean)}? (showing its leads)`,
         );
       }
+      for (const line of enrichmentFailureSummary([...merged.values()])) ctx.info(line);
       if (!options.json && !options.ndjson) {
         ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
         if (last?.quota) ctx.info(quotaLine(last.quota));
@@ -203,18 +179,6 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
   );
   registerLeadsRetry(leads, ctx);
   return leads;
-}
-
-/** Update the spinner's counts now, not at its next frame: a fast search would otherwise never show them. */
-function show(spin: Ora, text: string): void {
-  spin.text = text;
-  spin.render();
-}
-
-function leadsOf(raw: StreamLine): number {
-  if (raw.type === "error") return 0;
-  const data = raw.data as { leads?: unknown[] } | undefined;
-  return Array.isArray(data?.leads) ? data.leads.length : 0;
 }
 
 function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
 import { createApp } from "../../server/app.js";
+import { drain } from "../../server/drain.js";
 import { startServer } from "../../server/listen.js";
 import type { CommandContext } from "../context.js";
-import { UsageError } from "../exit-codes.js";
+import { intFlag } from "../flags.js";
 import { example } from "./shared.js";
-
-/** How long in-flight requests get to finish after SIGINT/SIGTERM before we stop waiting. */
-const DRAIN_TIMEOUT_MS = 15_000;
 
 export function registerServe(program: Command, ctx: CommandContext): void {
   const command = program
@@ -14,14 +12,17 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .description("serve the full API over HTTP from the data directory (127.0.0.1 by default)")
     .option("--host <host>", "address to bind (use 0.0.0.0 only behind a TLS proxy)", "127.0.0.1")
     .option("--port <port>", "port to listen on", "8787")
-    .action(async (options: { host: string; port: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535 (got ${options.port})`);
+    .option("--shutdown-timeout <ms>", "after SIGINT/SIGTERM, how long in-flight requests may take (env OUTREACH_SHUTDOWN_TIMEOUT_MS, default 15000)")
+    .action(async (options: { host: string; port: string; shutdownTimeout?: string }) => {
+      const port = intFlag("--port", options.port, { min: 0, max: 65535 })!;
+      const flagTimeout = intFlag("--shutdown-timeout", options.shutdownTimeout, { min: 100, max: 600_000 });
       const dataDir = ctx.dataDir();
       const instance = ctx.openInstance(dataDir);
+      const timeoutMs = flagTimeout ?? instance.services.deps.config.shutdownTimeoutMs;
       const log = (line: string) => ctx.io.stderr.write(line + "\n");
       const app = createApp(instance.services, { log });
       const server = await startServer(app, { host: options.host, port, log });
+      const checkpoints = instance.startBackgroundCheckpoints(log);
       if (instance.services.identity.users.count() === 0) {
         ctx.warn(`${dataDir} has no users yet: run \`outreach init --data-dir ${dataDir}\` to create one.`);
       }
@@ -35,7 +36,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
           stopped = true;
           process.off("SIGINT", onSigint);
           process.off("SIGTERM", onSigterm);
-          ctx.info(`${signal}: finishing in-flight requests…`);
+          ctx.info(`${signal}: finishing in-flight requests (at most ${timeoutMs} ms)…`);
           resolve();
         };
         const onSigint = () => stop("SIGINT");
@@ -44,10 +45,16 @@ export function registerServe(program: Command, ctx: CommandContext): void {
         process.once("SIGTERM", onSigterm);
         ctx.io.signal?.addEventListener("abort", () => stop("interrupt"), { once: true });
       });
-      app.startDraining();
-      await Promise.race([server.close(), new Promise((r) => setTimeout(r, DRAIN_TIMEOUT_MS).unref())]);
+      await drain(app, server, { timeoutMs, log });
+      // Last: nothing that can still answer a client runs on a closed database.
+      await checkpoints.stop();
       instance.close();
       ctx.info("stopped");
     });
-  example(command, "outreach serve", "outreach serve --data-dir /srv/outreach --port 8080", "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0");
+  example(
+    command,
+    "outreach serve",
+    "outreach serve --data-dir /srv/outreach --port 8080",
+    "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0 --shutdown-timeout 30000",
+  );
 }

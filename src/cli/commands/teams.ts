@@ -9,7 +9,7 @@ export function registerTeams(program: Command, ctx: CommandContext): void {
 
   const list = withJson(teams.command("list").description("list your workspaces; * marks the active one")).action(
     async (options: { json?: boolean }) => {
-      const result = await (await ctx.client()).teams();
+      const result = await (await ctx.client()).call("teams.list");
       if (options.json) return printJson(ctx.io, result);
       printRows(ctx.io, ctx.env, result.teams, [
         { header: "", value: (t) => (t.id === result.activeTeam.id ? "*" : "") },
@@ -26,10 +26,10 @@ export function registerTeams(program: Command, ctx: CommandContext): void {
     teams.command("switch").description("make another workspace the active one").argument("<team>", "workspace id or slug"),
   ).action(async (team: string, options: { json?: boolean }) => {
     const client = await ctx.client();
-    const { teams: mine } = await client.teams();
+    const { teams: mine } = await client.call("teams.list");
     const target = mine.find((t) => t.id === team || t.slug === team);
     if (!target) throw new CliError(`no workspace ${JSON.stringify(team)} among yours (see \`outreach teams list\`)`, EXIT.notFound);
-    const result = await client.switchTeam(target.id);
+    const result = await client.call("teams.switch", { body: { teamId: target.id } });
     if (options.json) return printJson(ctx.io, result);
     ctx.info(`Active workspace: ${result.activeTeam.name} (${result.activeTeam.slug}, ${result.activeTeam.role})`);
   });

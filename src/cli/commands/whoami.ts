@@ -7,7 +7,7 @@ export function registerWhoami(program: Command, ctx: CommandContext): void {
   const command = withJson(program.command("whoami").description("show the signed-in user and the active workspace")).action(
     async (options: { json?: boolean }) => {
       const client = await ctx.client();
-      const [user, teams] = await Promise.all([client.me(), client.teams()]);
+      const [user, teams] = await Promise.all([client.call("user.me"), client.call("teams.list")]);
       if (options.json) return printJson(ctx.io, { user, activeTeam: teams.activeTeam });
       printRecord(ctx.io, [
         ["user", `${user.name} <${user.email}>`],

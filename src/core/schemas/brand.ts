@@ -60,8 +60,8 @@ export const DesignSystem = z.looseObject({}).superRefine((value, ctx) => {
 export type DesignSystem = Record<string, unknown>;
 
 /**
- * Endpoint 14: any subset of the 2.11 fields except `brandDesignMarkdown`; `null` clears a
- * field. The service refuses an empty PATCH (a client mistake, as for contacts, N4).
+ * Endpoint 14: any subset of the brand settings except `brandDesignMarkdown`; `null` clears a
+ * field. The service refuses an empty PATCH (a client mistake, as for contacts).
  */
 export const UpdateBrandBody = z
   .strictObject({

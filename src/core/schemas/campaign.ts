@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { IdParam, Timestamp } from "./common.js";
 
-/** `one-time` is the value service-api.md shows; `lifetime` campaigns are triggered per contact. */
+/** `one-time` campaigns are sent once; `lifetime` campaigns are triggered per contact. */
 export const CampaignType = z.enum(["one-time", "lifetime"]);
 export type CampaignType = z.infer<typeof CampaignType>;
 
-/** Statuses of lifetime campaigns (service-api.md 3.1). */
+/** Statuses of lifetime campaigns (docs/api.md, "Campaigns"). */
 export const LifetimeStatus = z.enum(["draft", "active", "paused", "archived"]);
 export type LifetimeStatus = z.infer<typeof LifetimeStatus>;
 
 /**
- * Statuses of one-time campaigns (not shown in service-api.md; ours): `draft`, `scheduled`
+ * Statuses of one-time campaigns (the service API leaves them open; ours): `draft`, `scheduled`
  * when a `scheduledAt` is set, `sent` once delivered (sending is not part of this release).
  */
 export const OneTimeStatus = z.enum(["draft", "scheduled", "sent"]);
@@ -49,7 +49,7 @@ export const CreateCampaignBody = z.strictObject({
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
 /**
- * decisions.md N1: `{status}`. `expectedStatus` is our optional compare-and-set: the move
+ * Endpoint 3: `{status}`. `expectedStatus` is our optional compare-and-set: the move
  * happens only if the campaign still has that status, else 409. Two clients that both saw
  * `active` and ask for different moves get exactly one 200 and one 409.
  */
@@ -77,7 +77,7 @@ const commaList = <T extends string>(values: readonly T[], name: string) =>
 const pageNumber = z.coerce.number().int().min(1).max(1_000_000).default(1);
 const pageLimit = z.coerce.number().int().min(1).max(100).default(20);
 
-/** Pagination as decisions.md N3: `page` ≥ 1 (default 1), `limit` 1..100 (default 20); out of range → 400. */
+/** Pagination as every list's: `page` ≥ 1 (default 1), `limit` 1..100 (default 20); out of range → 400. */
 export const ListCampaignsQuery = z.strictObject({
   page: pageNumber,
   limit: pageLimit,

@@ -14,6 +14,8 @@ export const SuccessBody = z.object({ success: z.literal(true) }).meta({ id: "Su
 
 /** Path parameter `{id}`: an opaque identifier. */
 export const IdParam = z.string().min(1).max(64);
+/** The path parameters of a route on one resource (`/…/:id`). */
+export const IdParams = z.strictObject({ id: IdParam });
 
 /** Emails: the practical subset of RFC 5321 that mail servers accept, at most 254 characters. */
 export const Email = z.email({ message: "must be a valid email address" }).max(254);

@@ -47,7 +47,7 @@ const ContactTags = z
   .max(CONTACT_LIMITS.tags)
   .transform((tags) => [...new Set(tags)]);
 
-/** Endpoint 9 body (decisions.md N4). */
+/** Endpoint 9 body: `email` and `name` required, the rest optional (`status` defaults to active). */
 export const ContactInput = z
   .strictObject({
     email: ContactEmail,
@@ -73,7 +73,7 @@ export const ContactUpdate = z
   .meta({ id: "ContactUpdate" });
 export type ContactUpdate = z.output<typeof ContactUpdate>;
 
-/** service-api.md 2.6, decrypted. */
+/** A contact as the API returns it, decrypted. */
 export const Contact = z
   .object({
     id: z.string(),
@@ -108,7 +108,7 @@ const integerParam = (min: number, max: number, fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
-/** Endpoint 10 query (decisions.md N3): out-of-range values are a 400, never clamped. */
+/** Endpoint 10 query: out-of-range values are a 400, never clamped. */
 export const ContactListQuery = z.strictObject({
   page: integerParam(1, 1_000_000, 1),
   limit: integerParam(1, 100, 20),

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { Quota } from "./quota.js";
 
-/** service-api.md 2.1: the body of the lead search. Every bound is enforced (400 names the field). */
+/** Addition: the orders `sort` (and the CLI's `--sort`) accept; relevance is the default. */
+export const SearchSort = z.enum(["relevance", "distance", "name"]);
+export type SearchSort = z.infer<typeof SearchSort>;
+
+/** The body of the lead search (endpoint 1). Every bound is enforced (400 names the field). */
 export const SearchInput = z
   .strictObject({
     location: z.string().trim().min(1).max(300),
@@ -11,14 +15,14 @@ export const SearchInput = z
     locationPlaceId: z.string().min(1).max(512).nullable().optional(),
     lat: z.number().min(-90).max(90).nullable().optional(),
     lng: z.number().min(-180).max(180).nullable().optional(),
-    sort: z
-      .enum(["relevance", "distance", "name"])
-      .nullable()
+    sort: SearchSort.nullable()
       .optional()
       .meta({
         description:
           "Addition (docs/api.md): the order of the leads across all pages. relevance (default): category matches first, then name matches, then weaker ones, each by distance; distance: nearest first; name: by name.",
       }),
+    /** Addition: crawl the leads' websites again instead of answering from the enrichment cache. */
+    refresh: z.boolean().optional(),
   })
   .meta({ id: "SearchInput" });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -41,7 +45,20 @@ export const BusinessSource = z
   .meta({ id: "BusinessSource" });
 export type BusinessSource = z.infer<typeof BusinessSource>;
 
-/** service-api.md 2.3. Producers trim, cap and drop invalid values rather than emit them. */
+/** Why website enrichment of a lead failed (an addition, docs/api.md "Website enrichment"). */
+export const EnrichmentErrorCode = z.enum(["robots", "timeout", "tls", "http_status", "network", "blocked", "too_large", "not_text", "redirects", "bad_url", "unreadable", "undeliverable", "error"]);
+export type EnrichmentErrorCode = z.infer<typeof EnrichmentErrorCode>;
+export const EnrichmentError = z
+  .object({
+    code: EnrichmentErrorCode,
+    message: z.string().max(500),
+    /** The HTTP status, for `http_status`. */
+    status: z.number().int().min(100).max(999).optional(),
+  })
+  .meta({ id: "EnrichmentError" });
+export type EnrichmentError = z.infer<typeof EnrichmentError>;
+
+/** A lead. Producers clean their values by the lead-value rules (docs/api.md, "Lead values") rather than emit invalid ones. */
 export const Lead = z
   .object({
     placeId: z.string().min(1).max(512),
@@ -59,6 +76,8 @@ export const Lead = z
     businessSummary: z.string().max(1200).optional(),
     businessSources: z.array(BusinessSource).max(4).optional(),
     enrichmentPending: z.boolean().optional(),
+    /** Addition: the lead's website could not be read, and why (absent when it was read or not tried). */
+    enrichmentError: EnrichmentError.optional(),
   })
   .meta({ id: "Lead" });
 export type Lead = z.infer<typeof Lead>;
@@ -78,7 +97,7 @@ export const ResolvedLocation = z
   .meta({ id: "ResolvedLocation" });
 export type ResolvedLocation = z.infer<typeof ResolvedLocation>;
 
-/** service-api.md 2.2. */
+/** The answer of the lead search: one page. */
 export const SearchResult = z
   .object({
     center: Center,
@@ -100,6 +119,10 @@ export const SearchResult = z
   })
   .meta({ id: "SearchResult" });
 export type SearchResult = z.infer<typeof SearchResult>;
+
+/** An NDJSON `progress` line of the search: the leads so far (the page, then each enrichment snapshot). */
+export const SearchProgress = SearchResult.partial().required({ leads: true });
+export type SearchProgress = z.infer<typeof SearchProgress>;
 
 /** Endpoint 2 body. */
 export const EnrichmentRetryInput = z.strictObject({ token: z.uuid() }).meta({ id: "EnrichmentRetryInput" });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Email, Timestamp } from "./common.js";
 
-/** Query of endpoints 5 and 6 (decisions.md N2): the active workspace's id. */
+/** Query of endpoints 5 and 6: the active workspace's id (docs/api.md, "Sending domains"). */
 export const TeamIdQuery = z.strictObject({ teamId: z.string().min(1).max(64) });
 
 /**
@@ -28,8 +28,8 @@ export const DnsRecordStatus = z.enum(["pending", "verified", "failed", "tempora
 export type DnsRecordStatus = z.infer<typeof DnsRecordStatus>;
 
 /**
- * One record to publish and what the last check found (service-api.md leaves the item
- * shape open; this is the field-notes.md §7 proposal, as Resend and SES report it).
+ * One record to publish and what the last check found (the service API leaves the item
+ * shape open; this is the shape Resend and SES report).
  */
 export const DnsRecord = z
   .object({

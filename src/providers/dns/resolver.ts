@@ -8,7 +8,7 @@ import { Resolver } from "node:dns/promises";
  */
 export type DnsAnswer<T> =
   | { kind: "found"; records: T[] }
-  | { kind: "missing"; reason: string }
+  | { kind: "missing"; reason: string; /** The name does not exist at all (NXDOMAIN), rather than lacking this type. */ nxdomain?: boolean }
   | { kind: "temporary"; reason: string };
 
 export interface DnsLookup {
@@ -16,6 +16,14 @@ export interface DnsLookup {
   txt(host: string): Promise<DnsAnswer<string>>;
   /** CNAME targets, lower-cased, without the trailing dot. */
   cname(host: string): Promise<DnsAnswer<string>>;
+}
+
+/** The questions that decide whether a domain can receive mail (RFC 5321 §5.1). */
+export interface MailDomainLookup {
+  /** MX records; a null MX (RFC 7505: one record, exchange ".") comes back as exchange "". */
+  mx(host: string): Promise<DnsAnswer<{ exchange: string; priority: number }>>;
+  /** A and AAAA addresses together: found if either has records, missing only if both are definitely absent. */
+  addresses(host: string): Promise<DnsAnswer<string>>;
 }
 
 export interface DnsResolverOptions {
@@ -51,7 +59,7 @@ function describe(code: string | undefined, host: string): string {
 }
 
 /** node:dns with the operator's servers, timeout and tries (OUTREACH_DNS_SERVERS…). */
-export class NodeDnsLookup implements DnsLookup {
+export class NodeDnsLookup implements DnsLookup, MailDomainLookup {
   private readonly resolver: Resolver;
 
   constructor(options: DnsResolverOptions) {
@@ -67,13 +75,25 @@ export class NodeDnsLookup implements DnsLookup {
     return this.ask(host, async () => (await this.resolver.resolveCname(host)).map((t) => t.toLowerCase().replace(/\.$/, "")));
   }
 
-  private async ask(host: string, query: () => Promise<string[]>): Promise<DnsAnswer<string>> {
+  async mx(host: string): Promise<DnsAnswer<{ exchange: string; priority: number }>> {
+    return this.ask(host, async () => (await this.resolver.resolveMx(host)).map((r) => ({ exchange: r.exchange.replace(/\.$/, "").toLowerCase(), priority: r.priority })));
+  }
+
+  async addresses(host: string): Promise<DnsAnswer<string>> {
+    const [a, aaaa] = await Promise.all([this.ask(host, () => this.resolver.resolve4(host)), this.ask(host, () => this.resolver.resolve6(host))]);
+    if (a.kind === "found" || aaaa.kind === "found") return { kind: "found", records: [...(a.kind === "found" ? a.records : []), ...(aaaa.kind === "found" ? aaaa.records : [])] };
+    if (a.kind === "temporary") return a;
+    if (aaaa.kind === "temporary") return aaaa;
+    return a;
+  }
+
+  private async ask<T>(host: string, query: () => Promise<T[]>): Promise<DnsAnswer<T>> {
     try {
       const records = await query();
       return records.length ? { kind: "found", records } : { kind: "missing", reason: describe("ENODATA", host) };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code && MISSING_CODES.has(code)) return { kind: "missing", reason: describe(code, host) };
+      if (code && MISSING_CODES.has(code)) return { kind: "missing", reason: describe(code, host), nxdomain: code === "ENOTFOUND" };
       return { kind: "temporary", reason: describe(code, host) };
     }
   }

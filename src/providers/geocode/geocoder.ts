@@ -37,8 +37,8 @@ const SAME_CITY_KM = 40;
 const KIND_ORDER: Readonly<Record<Exclude<LocalityKind, "postcode">, number>> = { city: 0, district: 1, square: 2, locality: 3, street: 4 };
 
 /**
- * Offline geocoding, in the order issue 3 set and issue 12 refined: explicit coordinates;
- * a provider place ID; then the free-text location against what the imported data holds
+ * Offline geocoding, in the order docs/api.md ("Centre") gives: explicit coordinates; a
+ * provider place ID; then the free-text location against what the imported data holds
  * (postcodes as written, "EC4M 9BR" and "80331 München"; cities, districts, squares,
  * streets: "Marienplatz, München", "Kamppi"), then against the GeoNames gazetteer
  * ("Paris, FR", "Portland, OR"). A name the data and the gazetteer both know prefers the

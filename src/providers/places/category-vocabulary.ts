@@ -170,8 +170,8 @@ let shared: CategoryVocabulary | undefined;
 
 /**
  * The vocabulary of the installed packages, built once per process. Building reads ≈ 15
- * MB of translations (seconds), so the result is also written to `cacheDir` (the data
- * directory's `cache/`) and later processes (each CLI command is one) read it from there
+ * MB of translations (seconds), so the result is also written to `cacheDir` (see
+ * `resolveCacheDir`: `$XDG_CACHE_HOME/outreach`) and later processes (each CLI command is one) read it from there
  * in tens of milliseconds; a cache from other package versions is rebuilt.
  */
 export function loadCategoryVocabulary(cacheDir?: string): CategoryVocabulary {

@@ -1,10 +1,11 @@
 import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
-import { toLead } from "../../core/lead-bounds.js";
+import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
-import { cellsOfCircle, PlaceTermsRepo, TAG_TERM_PREFIX } from "../../store/place-terms.js";
-import { cellRanges, exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
+import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
+import { PlaceTermsRepo, TAG_TERM_PREFIX } from "../../store/place-terms.js";
+import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
 import { parseKeywords, type QuerySlot } from "./keywords.js";
 import { PAGE_SIZE, type LeadSort, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
@@ -28,6 +29,15 @@ const MAX_CELLS = 60_000;
 const TERM_FIRST_MIN_CELLS = 400;
 const TERM_FIRST_FACTOR = 8;
 
+/**
+ * How a term range's postings are read in a circle of `cells` fresh cells that make
+ * `ranges` runs of consecutive cells, when the range has `words` words: cell by cell, or
+ * per word and range.
+ */
+export function termReadOf(cells: number, ranges: number, words: number): "cells" | "ranges" {
+  return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
+}
+
 /** Typo tolerance: words this long may be one edit off. */
 const TYPO_MIN_LENGTH = 5;
 
@@ -38,9 +48,6 @@ function parseCursor(cursor: string | null): number {
   if (!m) throw new Error(`malformed local cursor ${JSON.stringify(cursor)}`);
   return Number(m[1]);
 }
-
-/** "term-index": the cells' term ranges (migration 011); "box-scan": every place in the R*Tree box, text matched. */
-export type QueryPlan = "term-index" | "box-scan";
 
 export interface LocalPlaceProviderOptions {
   /** The category vocabulary (default: built in memory on first use). */
@@ -60,15 +67,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly postings: PlacePostingsRepo;
   private readonly vocabulary: () => CategoryVocabulary;
   private readonly inReadTransaction: <T>(read: () => T) => T;
-  /** The plan of the last search (tests and the bench look at it). */
-  lastPlan: QueryPlan | undefined;
-  /** How the last term-index search read its postings: cell by cell, by (word, cell range), or both (one per prefix). */
-  lastTermReads = new Set<"cells" | "ranges">();
 
-  constructor(
-    private readonly db: Db,
-    options: LocalPlaceProviderOptions = {},
-  ) {
+  constructor(db: Db, options: LocalPlaceProviderOptions = {}) {
     this.repo = new PlaceSearchRepo(db);
     this.terms = new PlaceTermsRepo(db);
     this.postings = new PlacePostingsRepo(db);
@@ -129,7 +129,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     if (slots.length === 0) return [];
     const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
     if (!cells) return this.boxScan(center, radiusKm, slots);
-    this.lastPlan = "term-index";
     return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots));
   }
 
@@ -144,7 +143,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     const reader = new PostingsReader(this.postings, this.terms, cells, center, radiusKm);
     const matches = new TermMatches(center, radiusKm, slots);
-    this.lastTermReads.clear();
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s]!;
       const admit = s === 0;
@@ -176,13 +174,11 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         for (const chunk of reader.read(hostRanges)) matches.addTags(chunk.values, s, tagBit.get(chunk.term)!, false);
       }
     }
-    for (const read of reader.reads) this.lastTermReads.add(read);
     return matches.results();
   }
 
   /** The fallback plan (polar circles): every place in the R*Tree box, matched on its text and tags. Public for the bench. */
   boxScan(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
-    this.lastPlan = "box-scan";
     const match = textMatcher(slots);
     const ranked: Ranked[] = [];
     for (const c of this.repo.boxCandidates(circleBoxes(center, radiusKm))) {
@@ -277,7 +273,6 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
  * for large ones.
  */
 class PostingsReader {
-  readonly reads = new Set<"cells" | "ranges">();
   private readonly freshJson: string;
   private readonly fresh: readonly number[];
   private readonly staleCells: number[];
@@ -310,19 +305,14 @@ class PostingsReader {
       byCell = [];
       for (const range of ranges) {
         const words = this.postings.termsIn(range);
-        if (words.length * this.freshRanges.length * TERM_FIRST_FACTOR < this.fresh.length) {
-          chunks.push(...this.postings.scanRanges(words, this.freshRanges));
-          this.reads.add("ranges");
-        } else byCell.push(range);
+        if (termReadOf(this.fresh.length, this.freshRanges.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.freshRanges));
+        else byCell.push(range);
       }
     }
     // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
     // country that never uses it) costs one seek to rule out instead of one per cell.
     byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
-    if (byCell.length > 0) {
-      chunks.push(...this.postings.scan(this.freshJson, byCell));
-      this.reads.add("cells");
-    }
+    if (byCell.length > 0) chunks.push(...this.postings.scan(this.freshJson, byCell));
     if (this.staleCells.length > 0) chunks.push(...this.terms.scan(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
@@ -372,7 +362,7 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-/** A `places` row as a Lead within every 2.3 bound. */
+/** A `places` row as a Lead, by the lead-value rules (docs/api.md, "Lead values"). */
 export function leadFromRow(row: PlaceRow): Lead | undefined {
   return toLead({
     placeId: row.place_id,

@@ -12,7 +12,7 @@ import {
   formatAddress,
   socialsOrNull,
   socialNetworkOf,
-} from "./lead-values.js";
+} from "../../core/lead-values.js";
 import type { ImportItem, NamedPlaceKind } from "./place-record.js";
 import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
 
@@ -96,7 +96,7 @@ function first(tags: Record<string, string>, ...keys: string[]): string | undefi
 }
 
 /**
- * One OSM element → a place (field-notes.md §1) or the reason it is skipped. `type` and
+ * One OSM element → a place or the reason it is skipped. `type` and
  * `id` make the stable place ID (`osm:node:123`).
  */
 export function osmElementToItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {

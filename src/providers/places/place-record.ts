@@ -1,29 +1,14 @@
+import type { BoundingBox } from "../../core/geo.js";
 import type { Socials } from "../../core/schemas/lead.js";
+import type { PlaceWrite } from "../../store/places.js";
 
 /**
- * One business as the importers hand it to the index: every value already cleaned to the
- * Lead bounds of service-api.md 2.3 (see `lead-values.ts`), so the read side never has
- * to clean again.
+ * One business as the importers hand it to the index: every value already cleaned by the
+ * rules of `core/lead-values.ts` (docs/api.md, "Lead values"). The read side applies the
+ * same rules again (`toLead`), which changes nothing for a value stored this way.
  */
-export interface PlaceRecord {
-  /** Stable per source: `osm:node:123`, `osm:way:456`, `overture:<id>`, `csv:<source>:<key>`. */
-  placeId: string;
-  name: string;
-  /** One line, never empty (falls back to city, postcode, country, then coordinates). */
-  address: string;
-  street: string | null;
-  housenumber: string | null;
-  postcode: string | null;
-  city: string | null;
-  /** ISO 3166-1 alpha-2, upper case, or null when the data does not say. */
-  country: string | null;
-  lat: number;
-  lng: number;
-  website: string | null;
-  phone: string | null;
-  email: string | null;
+export type PlaceRecord = Omit<PlaceWrite, "socials" | "categories" | "categoryText" | "categoryTags"> & {
   socials: Socials | null;
-  rating: number | null;
   /** Readable labels a keyword search matches ("restaurant", "italian restaurant"). */
   categories: string[];
   /**
@@ -32,13 +17,7 @@ export interface PlaceRecord {
    * and the brand.
    */
   tags?: string[];
-  cuisine: string | null;
-  brand: string | null;
-  description: string | null;
-  openingHours: string | null;
-  /** JSON array of upstream records (Overture `sources[]`), or null. */
-  provenance: string | null;
-}
+};
 
 /**
  * A named place that is no business but where people search (a city, a district, a
@@ -82,20 +61,8 @@ export interface SourceInfo {
   attribution: string;
 }
 
-/** `--bbox minLng,minLat,maxLng,maxLat`. */
-export interface BoundingBox {
-  minLng: number;
-  minLat: number;
-  maxLng: number;
-  maxLat: number;
-}
-
-export function insideBox(box: BoundingBox | undefined, lat: number, lng: number): boolean {
-  if (!box) return true;
-  return lat >= box.minLat && lat <= box.maxLat && lng >= box.minLng && lng <= box.maxLng;
-}
-
 export interface ImportOptions {
+  /** `--bbox`: keep only places inside it. */
   bbox?: BoundingBox;
   signal?: AbortSignal;
 }

@@ -22,7 +22,7 @@ export interface PlaceSearchPage {
   /**
    * Leads of this page (at most 20), in the provider's ranking. They may still include
    * places outside the circle: the lead search applies the strict haversine filter and
-   * the 2.3 bounds itself, so a provider that can only restrict to a rectangle is fine.
+   * the Lead bounds itself, so a provider that can only restrict to a rectangle is fine.
    */
   leads: Lead[];
   /** Opaque cursor for the next page, or null when there is none. */
@@ -42,7 +42,7 @@ export interface ResolvedPlace {
 
 /**
  * Where leads come from. The local places index implements it (`local.ts`); the shape is
- * chosen so that the remote sources of field-notes.md §1 fit without changing the search:
+ * chosen so that remote sources fit without changing the search (docs/api.md, "Providers"):
  *
  * - Google Places Text Search: `keywords` → `textQuery`; the circle's bounding box →
  *   `locationRestriction.rectangle` (Text Search takes no circle); `pageSize: 20`; the
@@ -50,7 +50,7 @@ export interface ResolvedPlace {
  *   which the lead search guarantees by binding its page token to the parameters). Google
  *   stops at 60 results, so that provider returns `nextCursor: null` after page 3 (or
  *   tiles a large circle and encodes tile index + token in its cursor). Pages may be
- *   emptied by the haversine filter: rule 4 of 4.1 covers that. `resolvePlaceId` is
+ *   emptied by the haversine filter and still carry the next page's token. `resolvePlaceId` is
  *   `GET /v1/places/{id}` with the mask `location,displayName`. Its HTTP errors
  *   (`INVALID_ARGUMENT`, 429, 5xx) are thrown and become `provider_error` with a refund.
  * - Overpass: one `around:R,LAT,LON` query per keyword over `nwr[name][shop|amenity|…]`
@@ -68,5 +68,5 @@ export interface PlaceSearchProvider {
   resolvePlaceId(placeId: string, signal: AbortSignal): Promise<ResolvedPlace | undefined>;
 }
 
-/** Pages hold at most 20 leads (decisions.md). */
+/** Pages hold at most 20 leads (docs/api.md, "Pages"). */
 export const PAGE_SIZE = 20;

@@ -11,7 +11,9 @@ export const ROBOTS_MAX_BYTES = 512 * 1024;
 interface Rule {
   allow: boolean;
   pattern: string;
-  regexp: RegExp;
+  /** The pattern's path form split at `*` (percent-encoding normalised), and whether `$` anchors it. */
+  parts: string[];
+  anchored: boolean;
 }
 
 interface Group {
@@ -55,7 +57,7 @@ export class RobotsRules {
         lastWasAgent = false;
         // An empty disallow means "nothing disallowed": no rule at all.
         if (!current || value === "") continue;
-        current.rules.push({ allow: key === "allow", pattern: value, regexp: patternToRegExp(value) });
+        current.rules.push({ allow: key === "allow", pattern: value, ...compilePattern(value) });
       } else {
         // sitemap, crawl-delay…: other records do not end a group's user-agent run per RFC,
         // but they are not rules either.
@@ -74,20 +76,38 @@ export class RobotsRules {
     const path = normalisePath(pathAndQuery);
     let best: Rule | undefined;
     for (const rule of rules) {
-      if (!rule.regexp.test(path)) continue;
+      if (!matches(rule, path)) continue;
       if (!best || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) best = rule;
     }
     return best ? best.allow : true;
   }
 }
 
-function patternToRegExp(pattern: string): RegExp {
+function compilePattern(pattern: string): { parts: string[]; anchored: boolean } {
   const anchored = pattern.endsWith("$");
-  const body = normalisePath(anchored ? pattern.slice(0, -1) : pattern)
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}${anchored ? "$" : ""}`);
+  return { parts: normalisePath(anchored ? pattern.slice(0, -1) : pattern).split("*"), anchored };
+}
+
+/**
+ * Does a rule match a path? `*` is any run of characters, a trailing `$` anchors the end.
+ * Matched without regular expressions: a pattern of many `*` (a hostile robots.txt) as a
+ * RegExp backtracks exponentially; the greedy leftmost search below is linear in the path
+ * per star, which is exact for `*` wildcards because each literal part may as well match
+ * at its first occurrence after the previous one.
+ */
+function matches(rule: Pick<Rule, "parts" | "anchored">, path: string): boolean {
+  const { parts, anchored } = rule;
+  if (!path.startsWith(parts[0]!)) return false;
+  if (parts.length === 1) return anchored ? path === parts[0] : true;
+  let at = parts[0]!.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const found = path.indexOf(parts[i]!, at);
+    if (found < 0) return false;
+    at = found + parts[i]!.length;
+  }
+  const last = parts[parts.length - 1]!;
+  if (!anchored) return path.indexOf(last, at) >= 0;
+  return path.length - last.length >= at && path.endsWith(last);
 }
 
 /** Compare paths in one percent-encoding form: upper-case escapes, unreserved characters decoded. */
@@ -103,22 +123,78 @@ export function productToken(userAgent: string): string {
   return (/^[A-Za-z_-]+/.exec(userAgent.trim())?.[0] ?? "*").toLowerCase();
 }
 
-/** robots.txt answers per origin, kept up to 24 h (RFC 9309 2.4), fetched once when requested concurrently. */
+/** One robots.txt answer, and whether it may be kept (a failure to reach the file is not). */
+export interface RobotsAnswer {
+  rules: RobotsRules;
+  keep: boolean;
+  /** Why the file could not be read (timeout, network, TLS), when it could not. */
+  failure?: Error;
+}
+
+/**
+ * robots.txt answers per origin, kept up to 24 h (RFC 9309 2.4) when they are answers
+ * from the site; fetched once when requested concurrently. A load is tied to the signal of
+ * the request that started it; when that request gives up first, the others load again.
+ */
 export class RobotsCache {
-  private readonly entries = new Map<string, { rules: Promise<RobotsRules>; expiresAt: number }>();
+  private readonly entries = new Map<string, { answer: Promise<RobotsAnswer>; expiresAt: number }>();
 
   constructor(
-    private readonly load: (origin: string) => Promise<RobotsRules>,
+    private readonly load: (origin: string, signal: AbortSignal) => Promise<RobotsAnswer>,
     private readonly now: () => number = Date.now,
     private readonly ttlMs = 24 * 3600_000,
   ) {}
 
-  rulesFor(origin: string): Promise<RobotsRules> {
-    const hit = this.entries.get(origin);
-    if (hit && hit.expiresAt > this.now()) return hit.rules;
-    const rules = this.load(origin);
-    this.entries.set(origin, { rules, expiresAt: this.now() + this.ttlMs });
-    if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
-    return rules;
+  async rulesFor(origin: string, signal: AbortSignal): Promise<RobotsAnswer> {
+    for (;;) {
+      signal.throwIfAborted();
+      let entry = this.entries.get(origin);
+      if (!entry || entry.expiresAt <= this.now()) {
+        const answer = this.load(origin, signal);
+        const created = { answer, expiresAt: this.now() + this.ttlMs };
+        entry = created;
+        this.entries.set(origin, created);
+        if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
+        // Only answers from the site are kept; a failure or a cancelled load is forgotten once settled.
+        answer.then(
+          (a) => {
+            if (!a.keep && this.entries.get(origin) === created) this.entries.delete(origin);
+          },
+          () => {
+            if (this.entries.get(origin) === created) this.entries.delete(origin);
+          },
+        );
+      }
+      try {
+        return await abortable(entry.answer, signal);
+      } catch (err) {
+        // Another request's cancelled load: ours is still wanted, load again.
+        if (!signal.aborted && isAbort(err)) continue;
+        throw err;
+      }
+    }
   }
+}
+
+function isAbort(err: unknown): boolean {
+  const e = err as { name?: string; reason?: string } | undefined;
+  return e?.name === "AbortError" || e?.name === "TimeoutError" || e?.reason === "aborted";
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }

@@ -8,11 +8,12 @@ import zlib from "node:zlib";
 import { AddressPolicy, canonicalIp } from "./address-policy.js";
 import { decodeBody } from "./charset.js";
 import { KeyedSemaphore, Semaphore } from "./limiter.js";
-import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules } from "./robots.js";
+import { openTunnel, ProxyError, ProxyRoutes, type ProxySettings } from "./proxy.js";
+import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAnswer } from "./robots.js";
 
 /**
  * Fetching strangers' websites without letting them reach inside our network (SSRF),
- * field-notes.md §4. Three layers, each sufficient against a different trick:
+ * docs/api.md, "Safe fetching". Three layers, each sufficient against a different trick:
  *
  * 1. The URL is checked before anything happens: http/https only, ports 80/443 (other
  *    ports only towards the operator's allow-list), no userinfo, and IP-literal hosts in
@@ -42,6 +43,8 @@ export type FetchFailure =
   | "too_many_redirects"
   | "redirect_loop"
   | "network"
+  | "tls"
+  | "unreadable"
   | "aborted";
 
 export class FetchError extends Error {
@@ -80,6 +83,8 @@ export interface SafeFetcherOptions {
   now?: () => number;
   /** Extra trusted CA certificates (PEM): tests with a self-signed fixture site. */
   ca?: string[];
+  /** The operator's outgoing proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy?: ProxySettings;
 }
 
 export interface FetchedPage {
@@ -87,7 +92,10 @@ export interface FetchedPage {
   url: string;
   status: number;
   contentType: string;
-  text: string;
+  /** The body's bytes (content-encoding undone), at most the size cap. */
+  body: Uint8Array;
+  /** The body as text (charset sniffed), decoded when first read. */
+  readonly text: string;
   /** The decoded body reached the size cap and was cut there. */
   truncated: boolean;
 }
@@ -110,6 +118,7 @@ export class SafeWebFetcher {
   private readonly robots: RobotsCache | undefined;
   private readonly token: string;
   private readonly ca: string[] | undefined;
+  private readonly proxies: ProxyRoutes;
 
   constructor(options: SafeFetcherOptions) {
     this.policy = options.policy;
@@ -127,7 +136,8 @@ export class SafeWebFetcher {
     this.total = new Semaphore(options.totalConnections ?? 8);
     this.token = productToken(options.userAgent);
     this.ca = options.ca;
-    this.robots = options.robots === false ? undefined : new RobotsCache((origin) => this.loadRobots(origin), options.now ?? Date.now);
+    this.proxies = new ProxyRoutes(options.proxy);
+    this.robots = options.robots === false ? undefined : new RobotsCache((origin, signal) => this.loadRobots(origin, signal), options.now ?? Date.now);
   }
 
   /**
@@ -142,8 +152,12 @@ export class SafeWebFetcher {
     for (let hop = 0; ; hop++) {
       seen.add(current.href);
       if (this.robots) {
-        const rules = await raceAbort(this.robots.rulesFor(current.origin), signal);
-        if (!rules.isAllowed(this.token, current.pathname + current.search)) {
+        const answer = await this.robots.rulesFor(current.origin, signal).catch((err: unknown) => {
+          throw err instanceof FetchError ? err : abortError(signal);
+        });
+        if (!answer.rules.isAllowed(this.token, current.pathname + current.search)) {
+          // An unreachable robots.txt means the site is: report why (timeout, TLS…), not "robots".
+          if (answer.failure instanceof FetchError) throw new FetchError(answer.failure.reason, `robots.txt of ${current.host} could not be read: ${answer.failure.message}`);
           throw new FetchError("robots", `robots.txt of ${current.host} disallows ${current.pathname}`);
         }
       }
@@ -158,8 +172,18 @@ export class SafeWebFetcher {
       if (response.status < 200 || response.status > 299) {
         throw new FetchError("http_status", `${current.href} answered HTTP ${response.status}`, response.status);
       }
-      const { text } = decodeBody(response.body, response.contentType);
-      return { url: current.href, status: response.status, contentType: response.contentType, text, truncated: response.truncated };
+      const { body, contentType } = response;
+      let text: string | undefined;
+      return {
+        url: current.href,
+        status: response.status,
+        contentType,
+        body,
+        truncated: response.truncated,
+        get text() {
+          return (text ??= decodeBody(body, contentType).text);
+        },
+      };
     }
   }
 
@@ -211,6 +235,8 @@ export class SafeWebFetcher {
   private connect(url: URL, signal: AbortSignal): Promise<Duplex> {
     const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
     const host = url.hostname.replace(/^\[|\]$/g, "");
+    const proxy = this.proxies.proxyFor(url);
+    if (proxy) return this.connectViaProxy(url, proxy, host, port, signal);
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port, lookup: this.guardedLookup(port) as never, autoSelectFamily: false });
       const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} took longer than ${this.timeouts.connect} ms`), (err) => fail(err));
@@ -228,12 +254,56 @@ export class SafeWebFetcher {
         if (!this.addressAllowed(remote, port)) return fail(new FetchError("blocked", `${url.hostname} connected to an address that is not public`));
         done();
         socket.off("error", onError);
-        // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
-        // late error on the raw socket from becoming an uncaught exception.
-        socket.on("error", () => undefined);
-        if (url.protocol === "http:") return resolve(socket);
-        const servername = net.isIP(host) ? undefined : host;
-        resolve(tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) }));
+        resolve(this.secure(url, host, socket));
+      });
+    });
+  }
+
+  /** The checked socket as the URL's scheme needs it: as is for http, under TLS for https. */
+  private secure(url: URL, host: string, socket: net.Socket): Duplex {
+    // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
+    // late error on the raw socket from becoming an uncaught exception.
+    socket.on("error", () => undefined);
+    if (url.protocol === "http:") return socket;
+    const servername = net.isIP(host) ? undefined : host;
+    return tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) });
+  }
+
+  /**
+   * Through the operator's proxy: the target is resolved and checked here first (layers 1
+   * and 2), then the proxy is asked to CONNECT to that checked IP address, never to the
+   * name, so it cannot be steered elsewhere by a second DNS answer (layer 3's role).
+   */
+  private async connectViaProxy(url: URL, proxy: URL, host: string, port: number, signal: AbortSignal): Promise<Duplex> {
+    let socket: net.Socket | undefined;
+    let stop: (err: FetchError) => void = () => undefined;
+    const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
+    stopped.catch(() => undefined);
+    const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} through the proxy took longer than ${this.timeouts.connect} ms`), (err) => {
+      socket?.destroy();
+      stop(err);
+    });
+    try {
+      const address = net.isIP(host) ? host : await Promise.race([this.resolveChecked(host, port), stopped]);
+      if (!this.addressAllowed(address, port)) throw new FetchError("blocked", `${url.hostname} is not a public address`);
+      const tunnel = await Promise.race([openTunnel(proxy, address, port, (s) => (socket = s)), stopped]);
+      return this.secure(url, host, tunnel);
+    } catch (err) {
+      socket?.destroy();
+      if (err instanceof FetchError) throw err;
+      throw new FetchError("network", err instanceof ProxyError ? err.message : `cannot connect to ${url.host} through the proxy`);
+    } finally {
+      done();
+    }
+  }
+
+  /** Layer 2 on its own: the name's addresses, all of them allowed, else refused. */
+  private resolveChecked(host: string, port: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.guardedLookup(port)(host, { all: true }, (...args: unknown[]) => {
+        const [err, addresses] = args as [NodeJS.ErrnoException | null, LookupAddress[]];
+        if (err) return reject(err.code === "EBLOCKED" ? new FetchError("blocked", err.message) : new FetchError("network", `cannot resolve ${host} (${err.code ?? "error"})`));
+        resolve(addresses[0]!.address);
       });
     });
   }
@@ -303,7 +373,7 @@ export class SafeWebFetcher {
         socket.destroy();
         reject(err);
       };
-      request.once("error", (err: NodeJS.ErrnoException) => fail(err instanceof FetchError ? err : new FetchError("network", `${url.host}: ${err.code ?? err.message}`)));
+      request.once("error", (err: NodeJS.ErrnoException) => fail(err instanceof FetchError ? err : classifyRequestError(url, err)));
       request.once("response", (response) => {
         cleanup();
         resolve(response);
@@ -324,6 +394,10 @@ export class SafeWebFetcher {
     else if (encoding === "identity" || encoding === "") decoded = response;
     else return Promise.reject(new FetchError("not_text", `${url.href} uses the unsupported content encoding ${encoding}`));
 
+    // A declared length of an uncompressed body sizes the buffer once: no chunk list and
+    // no concatenation doubling a 2 MiB page while it is read (16 hostile pages at once).
+    const declared = Number(response.headers["content-length"]);
+    const exact = decoded === response && Number.isInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafeSlow(declared) : undefined;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -338,21 +412,20 @@ export class SafeWebFetcher {
         return true;
       };
       const finish = (truncated: boolean) => {
-        if (settle()) resolve({ body: Buffer.concat(chunks), truncated });
+        if (!settle()) return;
+        resolve({ body: exact ? exact.subarray(0, size) : Buffer.concat(chunks, size), truncated });
       };
       const fail = (err: Error) => {
         if (settle()) reject(err);
       };
       decoded.on("data", (chunk: Buffer) => {
         if (settled) return;
-        const room = maxBytes - size;
-        if (chunk.length >= room) {
-          chunks.push(chunk.subarray(0, room));
-          size += room;
-          return finish(true);
-        }
-        chunks.push(chunk);
-        size += chunk.length;
+        const room = (exact ? exact.length : maxBytes) - size;
+        const take = chunk.length >= room ? chunk.subarray(0, room) : chunk;
+        if (exact) take.copy(exact, size);
+        else chunks.push(take);
+        size += take.length;
+        if (chunk.length >= room) return finish(!exact || chunk.length > room);
       });
       decoded.once("end", () => finish(false));
       decoded.once("error", (err: Error) => {
@@ -364,14 +437,19 @@ export class SafeWebFetcher {
     });
   }
 
-  /** RFC 9309 2.3.1: 2xx obey, 4xx allow all, 5xx or unreachable disallow all; ≥ 5 redirects followed. */
-  private async loadRobots(origin: string): Promise<RobotsRules> {
-    const signal = AbortSignal.timeout(this.timeouts.overall);
+  /**
+   * RFC 9309 2.3.1: 2xx obey, 4xx allow all, 5xx or unreachable disallow all; ≥ 5 redirects
+   * followed. An unreachable or failing robots.txt (timeout, network, 5xx) is "disallow all"
+   * for this attempt only and is not kept: a site that was slow during a search must be
+   * tried again by the retry, not refused for 24 hours from memory.
+   */
+  private async loadRobots(origin: string, callerSignal: AbortSignal): Promise<RobotsAnswer> {
+    const signal = combine(callerSignal, this.timeouts.overall);
     let current: URL;
     try {
       current = this.checkUrl(`${origin}/robots.txt`);
     } catch {
-      return RobotsRules.disallowAll();
+      return { rules: RobotsRules.disallowAll(), keep: true };
     }
     try {
       for (let hop = 0; hop <= this.maxRedirects; hop++) {
@@ -380,18 +458,29 @@ export class SafeWebFetcher {
           current = this.checkUrl(new URL(response.redirect, current).href);
           continue;
         }
-        if (response.status >= 200 && response.status < 300) return RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text);
-        if (response.status >= 400 && response.status < 500) return RobotsRules.allowAll();
-        return RobotsRules.disallowAll();
+        if (response.status >= 200 && response.status < 300) return { rules: RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
+        if (response.status >= 400 && response.status < 500) return { rules: RobotsRules.allowAll(), keep: true };
+        return { rules: RobotsRules.disallowAll(), keep: false };
       }
-      return RobotsRules.allowAll(); // RFC 9309: more than 5 redirects → treat as unavailable (4xx)
+      return { rules: RobotsRules.allowAll(), keep: true }; // RFC 9309: more than 5 redirects → treat as unavailable (4xx)
     } catch (err) {
-      if (err instanceof FetchError && err.reason === "too_large") return RobotsRules.allowAll();
+      if (err instanceof FetchError && err.reason === "too_large") return { rules: RobotsRules.allowAll(), keep: true };
       // A forbidden address is the page's failure too: say so rather than "robots".
       if (err instanceof FetchError && err.reason === "blocked") throw err;
-      return RobotsRules.disallowAll();
+      // The caller gave up: nothing was learnt about the site.
+      if (callerSignal.aborted) throw abortError(callerSignal);
+      return { rules: RobotsRules.disallowAll(), keep: false, failure: err instanceof FetchError ? err : undefined };
     }
   }
+}
+
+/** Certificate and handshake failures are told apart from other network errors: the user can act on them. */
+const TLS_CODES = /^(?:CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
+
+function classifyRequestError(url: URL, err: NodeJS.ErrnoException): FetchError {
+  const code = err.code ?? "";
+  if (TLS_CODES.test(code)) return new FetchError("tls", `${url.host}: TLS failed (${code}${err.message && !err.message.includes(code) ? `: ${err.message}` : ""})`);
+  return new FetchError("network", `${url.host}: ${code || err.message}`);
 }
 
 function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
@@ -416,22 +505,4 @@ function watchPhase(signal: AbortSignal, ms: number, timeoutError: () => FetchEr
 function abortError(signal: AbortSignal): FetchError {
   const reason = signal.reason as { name?: string } | undefined;
   return reason?.name === "TimeoutError" ? new FetchError("timeout", "the page took longer than the time allowed") : new FetchError("aborted", "the fetch was cancelled");
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -1,151 +1,245 @@
-import { load } from "cheerio";
 import { getDomain } from "tldts";
 import type { BusinessSource, Socials } from "../../core/schemas/lead.js";
-import { findEmails, rankEmails, type FoundEmail } from "./extract/emails.js";
-import { findSocials, normaliseSocial } from "./extract/socials.js";
-import { findSummary, pageTitle } from "./extract/summary.js";
+import type { PageFacts } from "./extract/page-facts.js";
+import { chooseSocials, mergeEmails, rankEmails, type SiteIdentity } from "./extract/ranking.js";
+import { normaliseSocial } from "./extract/socials.js";
+import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./extraction-pool.js";
+import { commonPaths, KIND_SCORE, pageKey, type PageKind } from "./link-ranking.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
-/** What one business website tells us. Every value already fits the bounds of Lead (service-api.md 2.3). */
+/** What one business website tells us. Every value already fits the bounds of Lead (docs/api.md, "Lead values"). */
 export interface SiteFacts {
   email: string | null;
+  /** The next-best addresses, best first (the service drops those whose domain cannot receive mail). */
+  alternatives?: string[];
   socials: Socials;
   businessSummary: string | null;
   businessSources: BusinessSource[];
   /** Pages fetched (for figures and logs). */
   pagesFetched: number;
-}
-
-/** Pages of a site worth reading besides the homepage, found in links (path or link text). */
-const CONTACT_HINT = /(contact|kontakt|impressum|imprint|mentions[-_]?legales|contatti|contacto|contato|kontakty?|yhteystiedot)/i;
-const ABOUT_HINT = /(about|ueber[-_]?uns|uber[-_]?uns|über[-_]?uns|wir|a[-_]?propos|qui[-_]?sommes|chi[-_]?siamo|team|legal)/i;
-/**
- * Common paths tried when the homepage links to no contact or imprint page, in the
- * order the site's country makes likely (German-speaking sites must have an Impressum,
- * French ones mentions légales), so a small page budget reaches the right one first.
- */
-const COMMON_PATHS: Record<string, string[]> = {
-  de: ["/kontakt", "/impressum", "/contact", "/ueber-uns", "/about"],
-  fr: ["/contact", "/mentions-legales", "/a-propos", "/about", "/legal"],
-  default: ["/contact", "/contact-us", "/about", "/imprint", "/legal", "/kontakt", "/impressum", "/mentions-legales"],
-};
-const TLD_LANGUAGE: Record<string, string> = { de: "de", at: "de", ch: "de", li: "de", fr: "fr", be: "fr", lu: "fr", mc: "fr" };
-
-function commonPaths(hostname: string): string[] {
-  const tld = hostname.slice(hostname.lastIndexOf(".") + 1).toLowerCase();
-  return COMMON_PATHS[TLD_LANGUAGE[tld] ?? "default"]!;
+  /** Addresses left out because their domain cannot receive mail (set by the enrichment service). */
+  emailsDropped?: Array<{ email: string; reason: string }>;
 }
 
 export interface CrawlOptions {
   signal?: AbortSignal;
-  /** Pages per site, homepage included (field-notes: 5–10). */
+  /** Pages per site, homepage included: contact and imprint pages are found within a handful. */
   pageBudget?: number;
+  /** The business's name (from the place data): addresses and profiles that carry it are the business's. */
+  businessName?: string;
+  /** Where pages are read (default: the process's worker pool). */
+  extractor?: PageExtractor;
 }
 
 /**
- * Crawl one business website: the homepage, then its own contact/about/imprint pages
- * (found from links, else from common paths), same registrable domain only, within a
- * small page budget. Throws FetchError when the homepage itself cannot be read.
+ * Link-in-bio and similar platform pages: given as a website, they are the business's
+ * page on someone else's site. Read that one page (its profile links are the business's),
+ * and follow it to the business's own website when it links one.
+ */
+const LINK_IN_BIO = /(^|\.)(linktr\.ee|linktree\.com|lnk\.bio|linkin\.bio|beacons\.ai|bio\.link|solo\.to|taplink\.cc|taplink\.at|tap\.bio|campsite\.bio|msha\.ke|linkpop\.com|allmylinks\.com|hoo\.be|snipfeed\.co|lnkfi\.re|linkr\.bio|bio\.site|withkoji\.com|carrd\.co|many\.link|linkez\.io)$/i;
+
+export function isLinkInBio(hostname: string): boolean {
+  return LINK_IN_BIO.test(hostname);
+}
+
+function registrable(hostname: string): string {
+  return getDomain(hostname, { allowPrivateDomains: true }) ?? hostname;
+}
+
+const MAX_WAVES = 4;
+
+interface ReadPage {
+  facts: PageFacts;
+  kind: PageKind | "home";
+}
+
+/**
+ * Crawl one business website: the homepage (and what its frames or `<meta refresh>`
+ * point to), then its own pages ranked by how likely they hold the business's contact
+ * details (contact and imprint pages in many languages, then the rest of the site's
+ * links), in waves fetched concurrently, until a good address is found or the page
+ * budget is spent. Same registrable domain only; no page twice. Throws FetchError when
+ * the homepage itself cannot be read.
  */
 export async function crawlSite(fetcher: SafeWebFetcher, website: string, options: CrawlOptions = {}): Promise<SiteFacts> {
-  const budget = Math.max(1, options.pageBudget ?? 6);
-  const home = await fetcher.fetchPage(website, { signal: options.signal });
+  const budget = Math.max(1, options.pageBudget ?? 8);
+  const extractor = options.extractor ?? sharedExtractionPool();
+  const signal = options.signal;
+
+  const read = async (url: string): Promise<PageFacts> => {
+    const page = await fetcher.fetchPage(url, { signal });
+    try {
+      return await extractor.extract(page.body, page.contentType, page.url, signal);
+    } catch (err) {
+      if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
+      if (err instanceof ExtractionError) throw new FetchError("unreadable", err.message);
+      throw err;
+    }
+  };
+
+  const home = await read(website);
+  let fetched = 1;
   // A "website" that redirects to the business's Facebook/Instagram/… page is a social link.
   const social = normaliseSocial(home.url);
   if (social) return { email: null, socials: { [social.network]: social.url }, businessSummary: null, businessSources: [], pagesFetched: 1 };
-  const siteDomain = getDomain(new URL(home.url).hostname) ?? new URL(home.url).hostname;
-  const startDomain = getDomain(new URL(website).hostname);
-  const sameSite = (u: URL) => {
-    const d = getDomain(u.hostname) ?? u.hostname;
-    return (u.protocol === "http:" || u.protocol === "https:") && (d === siteDomain || d === startDomain);
+
+  const homeHost = new URL(home.url).hostname;
+  if (isLinkInBio(homeHost)) return linkInBio(fetcher, home, options, budget);
+
+  const siteDomains = new Set([registrable(homeHost), registrable(new URL(website).hostname)]);
+  const sameSite = (u: URL) => (u.protocol === "http:" || u.protocol === "https:") && siteDomains.has(registrable(u.hostname));
+
+  const pages: ReadPage[] = [{ facts: home, kind: "home" }];
+  const done = new Set([pageKey(website), pageKey(home.url)]);
+  const candidates = new Map<string, { url: string; kind: PageKind; score: number }>();
+  const homeKeyHost = homeHost.replace(/^www\./, "");
+  /** A candidate page, by its key (same page however linked); the best score it was offered with wins. */
+  const consider = (url: string, key: string, domain: string, kind: PageKind, score: number) => {
+    if (!siteDomains.has(domain) || done.has(key)) return;
+    // Other subdomains of the site are often other things (a shop, a blog): the homepage's host first.
+    if (key.startsWith(`${homeKeyHost}/`) || key.startsWith(`${homeKeyHost}:`)) score += 10;
+    const current = candidates.get(key);
+    if (!current || current.score < score) candidates.set(key, { url, kind, score });
   };
-
-  const pages: Array<{ url: string; $: ReturnType<typeof load> }> = [{ url: home.url, $: load(home.text) }];
-  const $home = pages[0]!.$;
-
-  // Candidate pages from the homepage's links, contact/imprint before about.
-  const linked = new Map<string, number>();
-  $home("a[href]").each((_i, el) => {
-    const href = $home(el).attr("href") ?? "";
+  const offer = (url: string, kind: PageKind, score: number) => {
     let target: URL;
     try {
-      target = new URL(href, home.url);
+      target = new URL(url);
     } catch {
       return;
     }
-    target.hash = "";
-    if (!sameSite(target) || target.href === home.url) return;
-    const label = `${decodeURIComponentSafe(target.pathname)} ${$home(el).text()}`;
-    const priority = CONTACT_HINT.test(label) ? 2 : ABOUT_HINT.test(label) ? 1 : 0;
-    if (priority > (linked.get(target.href) ?? 0)) linked.set(target.href, priority);
-  });
-  const queue = [...linked.entries()].sort((a, b) => b[1] - a[1]).map(([u]) => u);
-  const hasContactLink = [...linked.values()].some((p) => p === 2);
-  if (!hasContactLink) {
-    for (const path of commonPaths(new URL(home.url).hostname)) {
-      const url = new URL(path, home.url).href;
-      if (!queue.includes(url)) queue.push(url);
+    if (sameSite(target)) consider(target.href, pageKey(target.href), registrable(target.hostname), kind, score);
+  };
+  /** A page's frames and redirect stand in for it; its links (judged in the worker) become candidates. */
+  const offerFrom = (facts: PageFacts, homeLike: boolean) => {
+    if (facts.refresh) offer(facts.refresh, "other", 1000);
+    if (homeLike || facts.textLength < 200) for (const frame of facts.frames) offer(frame, "other", 900);
+    for (const link of facts.links) {
+      if (link.score !== undefined) consider(link.url, link.key, link.domain, link.kind, link.score - (homeLike ? 0 : 5));
+    }
+  };
+  offerFrom(home, true);
+  const hasContactLink = [...candidates.values()].some((c) => c.kind === "contact" || c.kind === "imprint");
+  // Guessed paths cost a request each and are mostly 404s: two of them, beside the site's own links.
+  if (!hasContactLink) commonPaths(homeHost).slice(0, 2).forEach((path, i) => offer(new URL(path, home.url).href, "other", KIND_SCORE.privacy + 1 - i));
+
+  for (let wave = 0; wave < MAX_WAVES && fetched < budget && candidates.size > 0; wave++) {
+    const identity = identityOf(pages, siteDomains, options.businessName);
+    const good = goodEmailFound(pages, identity);
+    const ranked = [...candidates.entries()].sort((a, b) => b[1].score - a[1].score);
+    // The first wave reads the likely pages even when the homepage has an address (a
+    // better one, the summary and the profiles are often there); later waves only search on.
+    const worthIt = ranked.filter(([, c]) => c.score >= (good ? KIND_SCORE.about : wave === 0 ? KIND_SCORE.privacy : -100));
+    if (good && wave > 0) break;
+    const width = Math.min(budget - fetched, wave === 0 ? 5 : 3);
+    // Without an address yet, a first wave short of likely pages is filled with the site's best other links.
+    const take = good ? worthIt.slice(0, width) : [...worthIt, ...ranked.filter((r) => !worthIt.includes(r))].slice(0, width);
+    if (take.length === 0) break;
+    for (const [key] of take) {
+      candidates.delete(key);
+      done.add(key);
+    }
+    fetched += take.length;
+    const results = await Promise.all(
+      take.map(([, c]) =>
+        read(c.url).then(
+          (facts) => ({ facts, candidate: c }),
+          (err: unknown) => {
+            // A missing or refused sub-page costs nothing; cancellation does stop the site.
+            if (err instanceof FetchError && err.reason === "aborted") throw err;
+            if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
+            return undefined;
+          },
+        ),
+      ),
+    );
+    for (const result of results) {
+      if (!result) continue;
+      const finalUrl = new URL(result.facts.url);
+      if (!sameSite(finalUrl)) continue;
+      const key = pageKey(finalUrl.href);
+      if (pages.some((p) => pageKey(p.facts.url) === key)) continue;
+      done.add(key);
+      const homeLike = result.candidate.score >= 900;
+      pages.push({ facts: result.facts, kind: homeLike ? "home" : result.candidate.kind });
+      offerFrom(result.facts, homeLike);
     }
   }
-
-  const extra = queue.slice(0, budget - 1);
-  const fetched = await Promise.all(
-    extra.map((url) =>
-      fetcher.fetchPage(url, { signal: options.signal }).then(
-        (page) => (sameSite(new URL(page.url)) ? page : undefined),
-        (err: unknown) => {
-          // A missing or refused sub-page costs nothing; cancellation does stop the site.
-          if (err instanceof FetchError && err.reason === "aborted") throw err;
-          return undefined;
-        },
-      ),
-    ),
-  );
-  for (const page of fetched) if (page && !pages.some((p) => p.url === page.url)) pages.push({ url: page.url, $: load(page.text) });
-
-  return factsFrom(pages, siteDomain, 1 + extra.length);
+  return factsFrom(pages, identityOf(pages, siteDomains, options.businessName), fetched);
 }
 
-function factsFrom(pages: Array<{ url: string; $: ReturnType<typeof load> }>, siteDomain: string, pagesFetched: number): SiteFacts {
-  const emails: FoundEmail[] = [];
-  const socials: Socials = {};
-  const givers = new Map<string, string>(); // url → title, in the order the facts were found
-  let summary: string | undefined;
-  for (const { url, $ } of pages) {
-    const title = pageTitle($, new URL(url).hostname);
-    const pageEmails = findEmails($, url);
-    emails.push(...pageEmails.filter((e) => !emails.some((x) => x.email.toLowerCase() === e.email.toLowerCase())));
-    for (const [network, link] of Object.entries(findSocials($)) as Array<[keyof Socials, string]>) {
-      if (!socials[network]) {
-        socials[network] = link;
-        if (!givers.has(url)) givers.set(url, title);
-      }
-    }
-    if (!summary) {
-      summary = findSummary($);
-      if (summary && !givers.has(url)) givers.set(url, title);
-    }
-  }
-  const best = rankEmails(emails, siteDomain)[0];
+function identityOf(pages: readonly ReadPage[], domains: ReadonlySet<string>, businessName: string | undefined): SiteIdentity {
+  const names = [...(businessName ? [businessName] : []), ...pages.filter((p) => p.kind === "home").flatMap((p) => p.facts.names)];
+  return {
+    domains,
+    names,
+    owners: pages.flatMap((p) => p.facts.owners),
+    creditDomains: new Set(pages.flatMap((p) => p.facts.creditDomains)),
+  };
+}
+
+function emailsOf(pages: readonly ReadPage[]) {
+  return mergeEmails(pages.map((p) => ({ emails: p.facts.emails, contactPage: p.kind === "contact" || p.kind === "imprint" })));
+}
+
+/** An address that is the site's own general inbox, or a freemail box, is worth stopping for. */
+function goodEmailFound(pages: readonly ReadPage[], identity: SiteIdentity): boolean {
+  const best = rankEmails(emailsOf(pages), identity)[0];
+  return best !== undefined && best.score >= 75;
+}
+
+function factsFrom(pages: readonly ReadPage[], identity: SiteIdentity, pagesFetched: number): SiteFacts {
+  const ranked = rankEmails(emailsOf(pages), identity).filter((e) => e.email.length <= 254);
+  const socials = chooseSocials(
+    pages.flatMap((p) => p.facts.socials),
+    identity,
+  );
+  const summaryPage = pages.find((p) => p.facts.summary);
   const sources: BusinessSource[] = [];
   const addSource = (url: string, title: string) => {
     if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300) });
   };
-  if (best) addSource(best.pageUrl, givers.get(best.pageUrl) ?? pageTitle(pages.find((p) => p.url === best.pageUrl)!.$, siteDomain));
-  for (const [url, title] of givers) addSource(url, title);
+  const titleOf = (url: string) => pages.find((p) => p.facts.url === url)?.facts.title ?? new URL(url).hostname;
+  const best = ranked[0];
+  if (best) addSource(best.pageUrl, titleOf(best.pageUrl));
+  // Then the pages that gave the summary and the profiles, in the order they were read.
+  const socialPages = new Set(Object.values(socials).map((url) => pages.flatMap((p) => p.facts.socials).find((s) => s.url === url)?.pageUrl));
+  for (const page of pages) if (page === summaryPage || socialPages.has(page.facts.url)) addSource(page.facts.url, page.facts.title);
   return {
-    email: best && best.email.length <= 254 ? best.email : null,
+    email: best?.email ?? null,
+    alternatives: ranked.slice(1, 4).map((e) => e.email),
     socials,
-    businessSummary: summary ?? null,
+    businessSummary: summaryPage?.facts.summary ?? null,
     businessSources: sources,
     pagesFetched,
   };
 }
 
-function decodeURIComponentSafe(s: string): string {
+/**
+ * A link-in-bio page: its profile links and address are the business's (the page is
+ * theirs), and its first link to a website that is neither a network nor another such
+ * page is crawled as the business's own site.
+ */
+async function linkInBio(fetcher: SafeWebFetcher, page: PageFacts, options: CrawlOptions, budget: number): Promise<SiteFacts> {
+  const identity: SiteIdentity = { domains: new Set(), names: options.businessName ? [options.businessName] : page.names, owners: [], creditDomains: new Set() };
+  const own = factsFrom([{ facts: { ...page, socials: page.socials.map((s) => ({ ...s, cue: undefined })) }, kind: "home" }], identity, 1);
+  const website = page.links.map((l) => l.url).find((url) => {
+    const host = new URL(url).hostname;
+    return !normaliseSocial(url) && !isLinkInBio(host) && !/(^|\.)(facebook|instagram|twitter|x|linkedin|youtube|tiktok|wa|whatsapp|t|spotify|apple|google|pinterest|threads|snapchat)\.(com|me|be|co)$/i.test(host);
+  });
+  if (!website || budget < 2) return own;
   try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
+    const site = await crawlSite(fetcher, website, { ...options, pageBudget: budget - 1 });
+    return {
+      email: site.email ?? own.email,
+      alternatives: site.email ? site.alternatives : own.alternatives,
+      socials: { ...site.socials, ...own.socials },
+      businessSummary: site.businessSummary ?? own.businessSummary,
+      businessSources: [...site.businessSources, ...own.businessSources].slice(0, 4),
+      pagesFetched: 1 + site.pagesFetched,
+    };
+  } catch (err) {
+    if (err instanceof FetchError && err.reason === "aborted") throw err;
+    return own;
   }
 }

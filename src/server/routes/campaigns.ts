@@ -1,98 +1,10 @@
-import {
-  CampaignList,
-  CampaignResponse,
-  CreateCampaignBody,
-  ExecutionList,
-  LifecycleBody,
-  ListCampaignsQuery,
-  ListExecutionsQuery,
-  TriggerBody,
-  TriggerResponse,
-} from "../../core/schemas/campaign.js";
-import { defineRoute } from "../route.js";
+import type { RouteBindings } from "../route.js";
 
-export const campaignRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/api/v1/campaigns",
-    operationId: "listCampaigns",
-    summary: "List the workspace's campaigns, newest first",
-    tag: "campaigns",
-    addition: true,
-    auth: "user",
-    query: ListCampaignsQuery,
-    response: CampaignList,
-    handler: ({ services, principal, query }) => services.campaigns.list(principal, query),
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/campaigns",
-    operationId: "createCampaign",
-    summary: "Create a campaign (lifetime campaigns start as draft)",
-    tag: "campaigns",
-    addition: true,
-    auth: "user",
-    body: CreateCampaignBody,
-    response: CampaignResponse,
-    successStatus: 201,
-    handler: ({ services, principal, body }) => ({ campaign: services.campaigns.create(principal, body) }),
-  }),
-  defineRoute({
-    method: "GET",
-    path: "/api/v1/campaigns/:id",
-    operationId: "getCampaign",
-    summary: "Read a campaign",
-    tag: "campaigns",
-    endpoint: 4,
-    auth: "user",
-    response: CampaignResponse,
-    errors: [404],
-    handler: ({ services, principal, params }) => ({ campaign: services.campaigns.get(principal, params.id!) }),
-  }),
-  defineRoute({
-    method: "PATCH",
-    path: "/api/v1/campaigns/:id/lifecycle",
-    operationId: "changeCampaignLifecycle",
-    summary: "Change the status of a lifetime campaign (service-api.md 3.1)",
-    description:
-      "Moves: draft→active, active→paused|archived, paused→active|archived; archived is final. The same status → 200 unchanged; " +
-      "any other move, a one-time campaign, or an `expectedStatus` that no longer holds → 409. Pausing and archiving cancel " +
-      "pending and queued executions in the same transaction.",
-    tag: "campaigns",
-    endpoint: 3,
-    auth: "user",
-    body: LifecycleBody,
-    response: CampaignResponse,
-    errors: [404, 409],
-    handler: ({ services, principal, params, body }) => ({ campaign: services.campaigns.changeLifecycle(principal, params.id!, body) }),
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/campaigns/:id/trigger",
-    operationId: "triggerCampaign",
-    summary: "Queue an active lifetime campaign for a contact (team API key with scope campaigns:trigger)",
-    description:
-      "Idempotent per contact: a contact already queued or sent answers 200 with that execution and `created: false`. " +
-      "Sending is not part of this release: executions stay queued.",
-    tag: "campaigns",
-    addition: true,
-    auth: "team-key",
-    body: TriggerBody,
-    response: TriggerResponse,
-    errors: [403, 404, 409],
-    handler: ({ services, principal, params, body }) => services.campaigns.trigger(principal, params.id!, body.contactId),
-  }),
-  defineRoute({
-    method: "GET",
-    path: "/api/v1/campaigns/:id/executions",
-    operationId: "listCampaignExecutions",
-    summary: "List a campaign's executions (one per contact and step), newest first",
-    tag: "campaigns",
-    addition: true,
-    auth: "user",
-    query: ListExecutionsQuery,
-    response: ExecutionList,
-    errors: [404],
-    handler: ({ services, principal, params, query }) => services.campaigns.executions(principal, params.id!, query),
-  }),
-];
+export const campaignRoutes = {
+  "campaigns.list": ({ services, principal, query }) => services.campaigns.list(principal, query),
+  "campaigns.create": ({ services, principal, body }) => ({ campaign: services.campaigns.create(principal, body) }),
+  "campaigns.get": ({ services, principal, params }) => ({ campaign: services.campaigns.get(principal, params.id) }),
+  "campaigns.changeLifecycle": ({ services, principal, params, body }) => ({ campaign: services.campaigns.changeLifecycle(principal, params.id, body) }),
+  "campaigns.trigger": ({ services, principal, params, body }) => services.campaigns.trigger(principal, params.id, body.contactId),
+  "campaigns.executions": ({ services, principal, params, query }) => services.campaigns.executions(principal, params.id, query),
+} satisfies Partial<RouteBindings>;

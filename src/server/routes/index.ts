@@ -1,23 +1,24 @@
-import type { RouteSpec } from "../route.js";
-import { sendingDomainRoutes } from "./sending-domains.js";
+import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
 import { brandRoutes } from "./brand.js";
 import { campaignRoutes } from "./campaigns.js";
-import { teamApiKeyRoutes } from "./team-api-keys.js";
-import { enrichmentRetryRoutes } from "./enrichment-retry.js";
-import { leadRoutes } from "./leads.js";
 import { contactRoutes } from "./contacts.js";
+import { leadRoutes } from "./leads.js";
+import { sendingDomainRoutes } from "./sending-domains.js";
+import { teamApiKeyRoutes } from "./team-api-keys.js";
 import { teamRoutes } from "./teams.js";
 import { userRoutes } from "./user.js";
 
-/** Every API route. Each resource's file exports its list; add new ones here. */
-export const allRoutes: readonly RouteSpec[] = [
+/** One handler per operation of the contract (src/core/contract/), each resource's in its own file. */
+const bindings: RouteBindings = {
   ...userRoutes,
   ...teamRoutes,
   ...leadRoutes,
-  ...enrichmentRetryRoutes,
   ...contactRoutes,
   ...campaignRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,
-];
+};
+
+/** Every API route: the contract's operations bound to their handlers. */
+export const allRoutes: readonly RouteSpec[] = bindRoutes(bindings);

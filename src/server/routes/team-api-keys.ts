@@ -1,55 +1,8 @@
-import { CreateKeyBody, IssuedKeyResponse, KeyList, KeyResponse } from "../../core/schemas/team-api-key.js";
-import { defineRoute } from "../route.js";
+import type { RouteBindings } from "../route.js";
 
-
-export const teamApiKeyRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/api/v1/settings/team-api-keys",
-    operationId: "listTeamApiKeys",
-    summary: "List the workspace's team API keys (never the raw keys)",
-    tag: "team-api-keys",
-    addition: true,
-    auth: "user",
-    response: KeyList,
-    handler: ({ services, principal }) => ({ apiKeys: services.teamApiKeys.list(principal) }),
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/settings/team-api-keys",
-    operationId: "createTeamApiKey",
-    summary: "Create a team API key; the raw key is returned this once (owner or admin)",
-    tag: "team-api-keys",
-    addition: true,
-    auth: "user",
-    body: CreateKeyBody,
-    response: IssuedKeyResponse,
-    successStatus: 201,
-    errors: [403, 409],
-    handler: ({ services, principal, body }) => services.teamApiKeys.create(principal, body),
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/settings/team-api-keys/:id",
-    operationId: "rotateTeamApiKey",
-    summary: "Rotate a team API key: the previous key fails at once, the new one is returned once (owner or admin)",
-    tag: "team-api-keys",
-    endpoint: 15,
-    auth: "user",
-    response: IssuedKeyResponse,
-    errors: [403, 404, 409],
-    handler: ({ services, principal, params }) => services.teamApiKeys.rotate(principal, params.id!),
-  }),
-  defineRoute({
-    method: "DELETE",
-    path: "/api/v1/settings/team-api-keys/:id",
-    operationId: "revokeTeamApiKey",
-    summary: "Revoke a team API key (owner or admin); revoking again answers the key unchanged",
-    tag: "team-api-keys",
-    addition: true,
-    auth: "user",
-    response: KeyResponse,
-    errors: [403, 404],
-    handler: ({ services, principal, params }) => ({ apiKey: services.teamApiKeys.revoke(principal, params.id!) }),
-  }),
-];
+export const teamApiKeyRoutes = {
+  "teamApiKeys.list": ({ services, principal }) => ({ apiKeys: services.teamApiKeys.list(principal) }),
+  "teamApiKeys.create": ({ services, principal, body }) => services.teamApiKeys.create(principal, body),
+  "teamApiKeys.rotate": ({ services, principal, params }) => services.teamApiKeys.rotate(principal, params.id),
+  "teamApiKeys.revoke": ({ services, principal, params }) => ({ apiKey: services.teamApiKeys.revoke(principal, params.id) }),
+} satisfies Partial<RouteBindings>;

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 export const identity: Migration = {
   name: "identity: users, plans, teams, memberships, personal access tokens",

@@ -1,7 +1,7 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
- * Sending domains (service-api.md 2.10, endpoints 5-8).
+ * Sending domains (endpoints 5-8; docs/api.md, "Sending domains").
  *
  * - `dkim_private_key_ct`: the domain's DKIM private key (PKCS#8 PEM), AES-256-GCM with
  *   associated data binding it to workspace, domain id and column; `key_id` is the master

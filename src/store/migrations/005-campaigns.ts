@@ -1,13 +1,13 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Campaigns and their executions.
  *
  * - The status CHECK ties statuses to the type: lifetime campaigns live in draft, active,
- *   paused, archived (service-api.md 3.1); one-time campaigns in draft, scheduled, sent.
+ *   paused, archived; one-time campaigns in draft, scheduled, sent (docs/api.md, "Campaigns").
  * - `campaign_executions` is unique per (campaign, contact, step): whatever pauses and
  *   resumes happen, a contact can be queued for one step of a campaign only once, so
- *   nothing can be sent twice (field-notes §8, the listmonk re-send bug class).
+ *   nothing can be sent twice (the re-send bug class of mailing-list servers that queue by status alone).
  */
 export const campaigns: Migration = {
   name: "campaigns and campaign executions",

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Team API keys: they belong to a workspace, not a person. Only the SHA-256 of the raw

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /** One row of brand settings per workspace; absent row = nothing set yet. */
 export const brandSettings: Migration = {

@@ -1,5 +1,5 @@
 import { registerPlaceTermsFunction } from "../place-terms.js";
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * The lead search's spatially clustered term index (see `src/store/place-terms.ts`).

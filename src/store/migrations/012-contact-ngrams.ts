@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Contacts' substring index, second version: blind 3-, 4- and 5-grams, each posting
@@ -22,8 +22,8 @@ import type { Migration } from "./index.js";
  *
  * Backfill: the existing trigrams are copied here with their contact's `created_at` (SQL
  * only). The 4- and 5-grams need each email in clear, which a migration cannot have (no
- * keyring): every existing contact is listed in `contact_ngram_backfill`, and the contact
- * service computes their 4/5-grams at startup (`ContactService.backfillNgrams`). Until a
+ * keyring): every existing contact is listed in `contact_ngram_backfill`, and opening the
+ * data directory computes their 4/5-grams (`backfillContactNgrams`, services). Until a
  * workspace has no row left there, its searches use its trigrams only, as before.
  */
 export const contactNgrams: Migration = {

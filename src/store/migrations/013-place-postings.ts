@@ -1,5 +1,5 @@
 import { PlacePostingsRepo } from "../place-postings.js";
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * The lead search's term index packed per (cell, word) for reading (see

@@ -1,4 +1,3 @@
-import type { Db } from "../db.js";
 import { identity } from "./001-identity.js";
 import { places } from "./002-places.js";
 import { contacts } from "./003-contacts.js";
@@ -12,13 +11,12 @@ import { searchQuota } from "./010-search-quota.js";
 import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
-import { categoryTags } from "./014-category-tags.js";
-import { namedPlaces } from "./015-named-places.js";
+import { dropPlacesFts } from "./014-drop-places-fts.js";
+import { categoryTags } from "./015-category-tags.js";
+import { namedPlaces } from "./016-named-places.js";
+import type { Migration } from "./migration.js";
 
-export interface Migration {
-  name: string;
-  up(db: Db): void;
-}
+export type { Migration } from "./migration.js";
 
 /**
  * Append-only. A migration's version is its position in this list (1-based) and is
@@ -38,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   placeTerms,
   contactNgrams,
   placePostings,
+  dropPlacesFts,
   categoryTags,
   namedPlaces,
 ];

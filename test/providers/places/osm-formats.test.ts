@@ -11,10 +11,8 @@ import { readTaggedElements } from "../../../src/providers/places/importers/pbf-
 import { KEPT_TAG_KEYS } from "../../../src/providers/places/osm-tags.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { collectImport, dataFile, LIECHTENSTEIN, MONACO, MUNICH, near } from "../../helpers/places-data.js";
+import { collectImport, helsinkiPbf, liechtensteinPbf, londonPbf, monacoPbf, munichPbf, near } from "../../helpers/places-data.js";
 
-const HELSINKI = dataFile("helsinki-centre-2019-04.osm.pbf");
-const LONDON = dataFile("london-city-2020-07-20.osm.pbf");
 
 const collect = collectImport;
 
@@ -61,7 +59,7 @@ function ourTaggedElements(data: Buffer) {
 
 describe("OSM PBF importer", () => {
   test("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
-    const importer = new OsmPbfImporter(LIECHTENSTEIN);
+    const importer = new OsmPbfImporter(liechtensteinPbf());
     const { places, skipped } = await collect(importer.read({}));
     expect(near(places.length, 591)).toBe(true);
     expect(near(places.filter((p) => p.website).length, 193, 0.1)).toBe(true);
@@ -86,7 +84,7 @@ describe("OSM PBF importer", () => {
   });
 
   test("a business mapped as a building outline is placed at the centroid of its nodes", async () => {
-    const { places } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({}));
+    const { places } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({}));
     const museum = places.find((p) => p.placeId === "osm:way:28712148");
     expect(museum).toMatchObject({
       name: "Kunstmuseum Liechtenstein",
@@ -97,14 +95,14 @@ describe("OSM PBF importer", () => {
     });
     // Independently: the library's own stream, the way's refs, the mean of their nodes.
     let refs: number[] = [];
-    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+    for await (const el of createOSMStream(liechtensteinPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; refs?: number[] };
       if (e.type === "way" && e.id === 28712148) refs = [...new Set(e.refs)];
     }
     const wanted = new Set(refs);
     let lat = 0;
     let lng = 0;
-    for await (const el of createOSMStream(LIECHTENSTEIN, { withTags: false })) {
+    for await (const el of createOSMStream(liechtensteinPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; lat: number; lon: number };
       if (e.type === "node" && wanted.has(e.id)) {
         lat += e.lat;
@@ -117,24 +115,24 @@ describe("OSM PBF importer", () => {
   }, 30_000);
 
   test("a business mapped as a multipolygon relation is placed at the centroid of its outer ways' nodes; districts and squares are named places", async () => {
-    const { places, localities } = await collect(new OsmPbfImporter(LONDON).read({}));
+    const { places, localities } = await collect(new OsmPbfImporter(londonPbf()).read({}));
     const tavern = places.find((p) => p.placeId === "osm:relation:7037852");
     expect(tavern).toMatchObject({ name: "Punch Tavern", categories: ["pub", "bar"], tags: ["amenity=pub"] });
     // Independently: the library's stream, the relation's outer ways, the mean of their distinct nodes.
     let ways: number[] = [];
-    for await (const el of createOSMStream(LONDON, { withTags: false })) {
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; members?: Array<{ type: string; ref: number; role: string }> };
       if (e.type === "relation" && e.id === 7037852) ways = e.members!.filter((m) => m.type === "way" && m.role !== "inner").map((m) => m.ref);
     }
     const wayRefs = new Set<number>();
-    for await (const el of createOSMStream(LONDON, { withTags: false })) {
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; refs?: number[] };
       if (e.type === "way" && ways.includes(e.id)) for (const r of e.refs!) wayRefs.add(r);
     }
     let lat = 0;
     let lng = 0;
     let n = 0;
-    for await (const el of createOSMStream(LONDON, { withTags: false })) {
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
       const e = el as { type: string; id: number; lat: number; lon: number };
       if (e.type === "node" && wayRefs.has(e.id)) (lat += e.lat, lng += e.lon, n++);
     }
@@ -143,11 +141,11 @@ describe("OSM PBF importer", () => {
     expect(tavern!.lng).toBeCloseTo(lng / n, 9);
     // Named places for the geocoder: London's boroughs (administrative relations) among them.
     expect(localities.find((l) => l.name === "City of Westminster")).toMatchObject({ id: "osm:relation:51781", kind: "city" });
-    const munich = await collect(new OsmPbfImporter(MUNICH).read({}));
+    const munich = await collect(new OsmPbfImporter(munichPbf()).read({}));
     // Marienplatz is mapped as an area: a multipolygon relation with place=square.
     expect(munich.localities.filter((l) => l.name === "Marienplatz").map((l) => [l.kind, l.id])).toEqual([["square", "osm:relation:7366154"]]);
     expect(munich.places.find((p) => p.placeId === "osm:relation:1477955")).toMatchObject({ name: "Commerzbank", tags: ["amenity=bank"] });
-    const helsinki = await collect(new OsmPbfImporter(HELSINKI).read({}));
+    const helsinki = await collect(new OsmPbfImporter(helsinkiPbf()).read({}));
     const kamppi = helsinki.localities.find((l) => l.name === "Kamppi")!;
     expect(kamppi).toMatchObject({ kind: "district", id: "osm:relation:184714" });
     expect(kamppi.lat).toBeGreaterThan(60.16);
@@ -157,7 +155,7 @@ describe("OSM PBF importer", () => {
   test("the lean second-pass decoder gives every node the library gives, at the same coordinates", async () => {
     let nodes = 0;
     let sawWaysBlock = false;
-    for await (const block of readPbfBlocks(MONACO, "monaco")) {
+    for await (const block of readPbfBlocks(monacoPbf(), "monaco")) {
       if (block.type !== "OSMData") continue;
       const expected = (parsePrimitiveBlock(block.data, { node: false, way: false, relation: false } as never) as { type: string; id: number; lat: number; lon: number }[])
         .filter((e) => e.type === "node");
@@ -179,7 +177,7 @@ describe("OSM PBF importer", () => {
 
   test("the first-pass decoder gives exactly the library's tagged nodes and ways (kept tags, refs, coordinates to the bit) on every PBF in ../shared/data", async () => {
     let compared = 0;
-    for (const file of [LIECHTENSTEIN, MONACO, MUNICH, HELSINKI, LONDON]) {
+    for (const file of [liechtensteinPbf(), monacoPbf(), munichPbf(), helsinkiPbf(), londonPbf()]) {
       for await (const block of readPbfBlocks(file, file)) {
         if (block.type !== "OSMData") continue;
         const expected = libraryTaggedElements(block.data);
@@ -207,14 +205,14 @@ describe("OSM PBF importer", () => {
   });
 
   test("Monaco: about 584 businesses", async () => {
-    const { places } = await collect(new OsmPbfImporter(MONACO).read({}));
+    const { places } = await collect(new OsmPbfImporter(monacoPbf()).read({}));
     expect(near(places.length, 584)).toBe(true);
     expect(near(places.filter((p) => p.website).length, 198, 0.1)).toBe(true);
   });
 
   test("--bbox keeps only places inside the box", async () => {
     const box = { minLng: 9.5, minLat: 47.13, maxLng: 9.53, maxLat: 47.15 };
-    const { places, skipped } = await collect(new OsmPbfImporter(LIECHTENSTEIN).read({ bbox: box }));
+    const { places, skipped } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({ bbox: box }));
     expect(places.length).toBeGreaterThan(20);
     expect(skipped["outside bbox"]).toBeGreaterThan(300);
     for (const p of places) {

@@ -6,13 +6,13 @@ import {
   pointFromGeometry,
   rowGroupOutside,
 } from "../../../src/providers/places/importers/overture-parquet.js";
-import { collectImport, near, OVERTURE_SAMPLE } from "../../helpers/places-data.js";
+import { collectImport, near, overtureSample } from "../../helpers/places-data.js";
 
 const collect = collectImport;
 
 describe("Overture places GeoParquet importer", () => {
   test("the pandas-written sample (no geo metadata, raw WKB, extra `open` column, null-typed emails) imports all 3,425 places", async () => {
-    const importer = new OvertureParquetImporter(OVERTURE_SAMPLE);
+    const importer = new OvertureParquetImporter(overtureSample());
     const { places } = await collect(importer.read({}));
     expect(places).toHaveLength(3425);
     expect(near(places.filter((p) => p.website).length, 3056, 0.1)).toBe(true);
@@ -39,21 +39,21 @@ describe("Overture places GeoParquet importer", () => {
   });
 
   test("--bbox keeps one area: exactly the places whose point lies inside", async () => {
-    const { places: all } = await collect(new OvertureParquetImporter(OVERTURE_SAMPLE).read({}));
+    const { places: all } = await collect(new OvertureParquetImporter(overtureSample()).read({}));
     const box = { minLng: -91.6, minLat: 36.9, maxLng: -87.0, maxLat: 42.6 }; // Illinois
     const inside = all.filter((p) => p.lat >= box.minLat && p.lat <= box.maxLat && p.lng >= box.minLng && p.lng <= box.maxLng);
-    const { places, skipped } = await collect(new OvertureParquetImporter(OVERTURE_SAMPLE).read({ bbox: box }));
+    const { places, skipped } = await collect(new OvertureParquetImporter(overtureSample()).read({ bbox: box }));
     expect(inside.length).toBeGreaterThan(20);
     expect(places.map((p) => p.placeId).sort()).toEqual(inside.map((p) => p.placeId).sort());
     expect(skipped["outside bbox"]).toBe(3425 - inside.length);
   });
 
   test("row groups whose bbox statistics lie outside the box are skipped unread", async () => {
-    const metadata = await parquetMetadataAsync(await asyncBufferFromFile(OVERTURE_SAMPLE));
+    const metadata = await parquetMetadataAsync(await asyncBufferFromFile(overtureSample()));
     // The sample's single row group spans the USA: a box in Europe is provably outside it.
     expect(rowGroupOutside(metadata, 0, { minLng: 5, minLat: 45, maxLng: 10, maxLat: 48 })).toBe(true);
     expect(rowGroupOutside(metadata, 0, { minLng: -91.6, minLat: 36.9, maxLng: -87, maxLat: 42.6 })).toBe(false);
-    const importer = new OvertureParquetImporter(OVERTURE_SAMPLE);
+    const importer = new OvertureParquetImporter(overtureSample());
     const { places, skipped } = await collect(importer.read({ bbox: { minLng: 5, minLat: 45, maxLng: 10, maxLat: 48 } }));
     expect(places).toHaveLength(0);
     expect(skipped["outside bbox"]).toBe(3425);

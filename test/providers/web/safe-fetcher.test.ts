@@ -240,7 +240,7 @@ describe("SafeWebFetcher: HTTPS", () => {
       const page = await fetcher({ ca: [cert], robots: false }).fetchPage(`https://shop.de:${port}/`);
       expect(page.text).toBe("<p>secure</p>");
       const wrongName = await failure(fetcher({ ca: [cert], robots: false }).fetchPage(`https://other.de:${port}/`));
-      expect(wrongName.reason).toBe("network");
+      expect(wrongName.reason).toBe("tls");
       expect(requests).toEqual([`shop.de:${port} /`]);
     } finally {
       server.closeAllConnections();

@@ -18,13 +18,14 @@ import {
   cleanWebsite,
   formatAddress,
   socialsOrNull,
-} from "../lead-values.js";
-import { insideBox, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
+} from "../../../core/lead-values.js";
+import { insideBox } from "../../../core/geo.js";
+import type { ImportItem, ImportOptions, PlaceImporter, SourceInfo } from "../place-record.js";
 import { dateFromFileName } from "./data-date.js";
 
 /**
  * A user's own list of businesses, as CSV (header row) or NDJSON (one object per line),
- * in the Lead shape of service-api.md 2.3. `name`, `lat` and `lng` are required; other
+ * in the Lead shape (docs/data.md). `name`, `lat` and `lng` are required; other
  * fields are optional and cleaned like every other source (an invalid website or phone is
  * dropped, not imported). A row that cannot be a place is skipped and reported by its
  * line number and field, and never stops the import.

@@ -1,5 +1,6 @@
 import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason } from "../osm-tags.js";
-import { insideBox, type BoundingBox, type ImportItem, type NamedPlaceKind } from "../place-record.js";
+import { insideBox, type BoundingBox } from "../../../core/geo.js";
+import type { ImportItem, NamedPlaceKind } from "../place-record.js";
 import type { RelationMember } from "./pbf-tagged-elements.js";
 
 /** An element placed at the centroid of nodes it does not carry: a way, or a relation of ways. */

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, type FileMetaData } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { badRequest } from "../../../core/errors.js";
+import { insideBox, type BoundingBox } from "../../../core/geo.js";
 import type { Socials } from "../../../core/schemas/lead.js";
 import { overtureCategoryLabels } from "../category-labels.js";
 import {
@@ -17,12 +18,10 @@ import {
   socialNetworkOf,
   socialsOrNull,
   validCoordinates,
-} from "../lead-values.js";
+} from "../../../core/lead-values.js";
 import {
-  insideBox,
   OVERTURE_ATTRIBUTION,
   OVERTURE_LICENCE,
-  type BoundingBox,
   type ImportItem,
   type ImportOptions,
   type PlaceImporter,

@@ -1,38 +1,31 @@
-import type { CheerioAPI } from "cheerio";
 import { parse as parseDomain } from "tldts";
-import { jsonLdNodes, stringsOf, textNodes } from "./dom.js";
+import { scanAddresses } from "./address-scan.js";
+import { jsonLdNodes, stringsOf } from "./json-ld.js";
+import type { Cue } from "./ownership.js";
+import { PageContext } from "./ownership.js";
+import type { PageDigest, Zone } from "./page-digest.js";
 
 /** Where an address was found, in order of trust. */
-export type EmailSource = "mailto" | "jsonld" | "cfemail" | "text" | "obfuscated";
+export type EmailSource = "mailto" | "jsonld" | "cfemail" | "text" | "obfuscated" | "script";
 
 export interface FoundEmail {
   email: string;
   source: EmailSource;
   pageUrl: string;
+  zone?: Zone;
+  /** What the words around it say about whose it is. */
+  cue?: Cue;
 }
 
-const EMAIL_IN_TEXT = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
-const EMAIL_SHAPE = /^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z0-9-]{2,63}$/;
-
-/** "name [at] domain [dot] com", "name(at)domain.com", "name at domain dot com". */
-const DOT = String.raw`\s*(?:[\[\(\{<]\s*(?:dot|punkt|\.)\s*[\]\)\}>]|\s(?:dot|DOT|punkt)\s)\s*`;
-const SEP = String.raw`(?:${DOT}|\.)`;
-const LOCAL = String.raw`([A-Za-z0-9][A-Za-z0-9._+-]{0,63})`;
-const LABELS = String.raw`[A-Za-z0-9-]{1,63}(?:${SEP}[A-Za-z0-9-]{1,63})*`;
-/** A bracketed at: the domain may use plain dots. */
-const OBFUSCATED_BRACKET = new RegExp(String.raw`${LOCAL}\s*[\[\(\{<]\s*(?:at|@|ät)\s*[\]\)\}>]\s*(${LABELS}${SEP}[A-Za-z]{2,24})\b`, "g");
-/** A bare " at " is ordinary English: only with at least a spelled-out " dot " as well. */
-const OBFUSCATED_WORDS = new RegExp(String.raw`${LOCAL}\s+(?:at|AT)\s+(${LABELS}${DOT}[A-Za-z]{2,24})\b`, "g");
-
-/** Words that precede " at " in sentences ("we are at …"), never a mailbox spelled out. */
-const SENTENCE_WORDS = /^(are|is|am|be|was|were|us|we|me|you|them|him|her|it|find|meet|see|visit|here|there|open|based|located|available|arrive|stay|look|be|sind|wir)$/i;
+const EMAIL_SHAPE = /^[A-Za-z0-9._%+'-]{1,64}@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,62})\.)+[\p{L}\p{N}-]{2,63}$/u;
 
 /** Image and asset file names that look like addresses: `logo@2x.png`. */
-const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|map|woff2?|ttf|eot|mp4|webm|mp3|pdf)$/i;
-/** Error-tracking, site-builder and platform addresses that are never the business. */
-const JUNK_DOMAINS = /(^|\.)(sentry\.io|sentry\.wixpress\.com|sentry-next\.wixpress\.com|wixpress\.com|wix\.com|squarespace\.com|godaddy\.com|ingest\.sentry\.io|example\.(com|org|net)|domain\.(com|de|tld)|yourdomain\.com|your-domain\.com|yoursite\.com|mysite\.com|email\.tld|test\.com|localhost)$/i;
-const NO_REPLY = /^(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|mailer[-_.]daemon|bounces?|postmaster)([-_.+].*)?$/i;
-const PLACEHOLDER_LOCAL = /^(you|your|yourname|your\.name|your-name|youremail|your\.email|name|email|user|username|firstname|firstname\.lastname|first\.last|vorname\.nachname|max\.mustermann|john\.doe|jane\.doe|john|test|someone|somebody|xxx+)$/i;
+const ASSET_SUFFIX = /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|tiff?|css|js|mjs|json|map|woff2?|ttf|eot|mp4|webm|mp3|pdf|php|html?)$/i;
+/** Error-tracking, site-builder, hosting and platform addresses that are never the business. */
+const JUNK_DOMAINS =
+  /(^|\.)(sentry\.io|sentry\.wixpress\.com|sentry-next\.wixpress\.com|wixpress\.com|wix\.com|squarespace\.com|godaddy\.com|jimdo\.com|weebly\.com|webnode\.[a-z]+|strato\.de|ionos\.[a-z]+|1und1\.de|one\.com|hostinger\.[a-z]+|wordpress\.(com|org)|shopify\.com|cloudflare\.com|w3\.org|schema\.org|jquery\.com|google\.com|gstatic\.com|facebook\.com|instagram\.com|twitter\.com|x\.com|linkedin\.com|ingest\.sentry\.io|example\.(com|org|net)|domain\.(com|de|tld)|yourdomain\.com|your-domain\.com|yoursite\.com|mysite\.com|email\.tld|test\.com|localhost|mustermann\.de|musterfirma\.de|beispiel\.de|exemple\.(fr|com)|esempio\.it|ejemplo\.com)$/i;
+const NO_REPLY = /^(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|mailer[-_.]daemon|bounces?)([-_.+].*)?$/i;
+const PLACEHOLDER_LOCAL = /^(you|your|yourname|your\.name|your-name|youremail|your\.email|name|email|e-mail|user|username|firstname|firstname\.lastname|first\.last|vorname\.nachname|vorname|nachname|max\.mustermann|mustermann|john\.doe|jane\.doe|john|test|someone|somebody|xxx+|nome|nom|prenom\.nom|nombre|mario\.rossi)$/i;
 
 /**
  * Normalise a candidate address, or reject it (undefined). Only the domain is
@@ -40,7 +33,7 @@ const PLACEHOLDER_LOCAL = /^(you|your|yourname|your\.name|your-name|youremail|yo
  * "dmin@", a bug in some scrapers).
  */
 export function cleanEmail(raw: string): string | undefined {
-  let value = raw.trim().replace(/^mailto:/i, "");
+  let value = raw.trim().replace(/^mailto:(?:\/\/)?/i, "");
   value = value.split("?")[0]!;
   if (/%[0-9a-f]{2}/i.test(value)) {
     try {
@@ -49,12 +42,17 @@ export function cleanEmail(raw: string): string | undefined {
       return undefined;
     }
   }
-  value = value.trim().replace(/^(u003[ce]|\\u003[ce])/i, "").replace(/[.,;:]+$/, "");
-  if (!EMAIL_SHAPE.test(value) || value.length > 254) return undefined;
+  value = value
+    .trim()
+    .replace(/^mailto:(?:\/\/)?/i, "")
+    .replace(/^(u003[ce]|\\u003[ce])/i, "")
+    .replace(/^[.'_-]+/, "")
+    .replace(/[.,;:'-]+$/, "");
+  if (value.length > 254 || !EMAIL_SHAPE.test(value)) return undefined;
   const at = value.lastIndexOf("@");
   const local = value.slice(0, at);
   const domain = value.slice(at + 1).toLowerCase();
-  if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) return undefined;
+  if (local.startsWith(".") || local.endsWith(".") || local.includes("..") || domain.includes("..")) return undefined;
   if (ASSET_SUFFIX.test(value) || JUNK_DOMAINS.test(domain) || NO_REPLY.test(local) || PLACEHOLDER_LOCAL.test(local)) return undefined;
   // Long hex local parts are tracking keys (Sentry DSNs), not inboxes.
   if (/^[0-9a-f]{16,}$/i.test(local)) return undefined;
@@ -77,71 +75,110 @@ export function decodeCfEmail(hex: string): string | undefined {
   }
 }
 
-function deobfuscate(match: RegExpExecArray): string {
-  const domain = match[2]!.replace(new RegExp(DOT, "g"), ".");
-  return `${match[1]}@${domain}`;
-}
+/**
+ * The ways people spell an address so that harvesters miss it, turned back into `@` and
+ * `.`: bracketed words in many languages (`[at]`, `(AT)`, `{ät}`, `[arobase]`, `(chiocciola)`,
+ * `[kukac]`, `(dot)`, `[punkt]`, `[point]`, `(punto)`, `(piste)`, `[pont]`…), `_at_`, and
+ * spaces around `@`. Every pattern is bounded, so a pass is linear in the text.
+ */
+const AT_WORDS = "at|ät|@|arobase|arroba|chiocciola|chiocc|kukac|snabel-?a|apenstaartje|malpa|małpa|zavinac|zavináč|klammeraffe";
+const DOT_WORDS = "dot|punkt|point|punto|piste|pont|kropka|tecka|tečka|prick|punt|ponto|\\.";
+const BRACKET_AT = new RegExp(String.raw`\s{0,3}[\[\(\{<]\s{0,2}(?:${AT_WORDS})\s{0,2}[\]\)\}>]\s{0,3}`, "gi");
+const BRACKET_DOT = new RegExp(String.raw`\s{0,3}[\[\(\{<]\s{0,2}(?:${DOT_WORDS})\s{0,2}[\]\)\}>]\s{0,3}`, "gi");
+const SYMBOL_AT = /(?<=[A-Za-z0-9])(?:_at_|-at-|\*at\*|#at#|\|at\|)(?=[A-Za-z0-9])/gi;
+const SPACED_AT = /(?<=[A-Za-z0-9._-])(?:\s{1,3}@\s{0,3}|@\s{1,3})(?=[A-Za-z0-9])/g;
+/** Spelled-out words without brackets: a bare English " at " needs a spelled-out " dot " as well. */
+const BARE_AT = /\s(?:at|AT|At|ät|arobase|arroba|chiocciola|kukac)\s/g;
+const BARE_FOREIGN_AT = /\s(?:ät|arobase|arroba|chiocciola|kukac)\s/i;
+const BARE_DOT = /\s(?:dot|DOT|punkt|point|punto|piste|pont|kropka)\s/g;
+const OBFUSCATION_HINT = /[\[\(\{<_*#|]|\s@|@\s/;
+/** Words that precede " at " in sentences ("we are at …"), never a mailbox spelled out. */
+const SENTENCE_WORDS = /^(are|is|am|be|was|were|us|we|me|you|them|him|her|it|find|meet|see|visit|here|there|open|based|located|available|arrive|stay|look|sind|wir|ist|bin|nous|sommes|siamo|estamos|olemme|vagyunk)$/i;
 
-/** Every acceptable address on one page, with where it came from, first occurrence kept. */
-export function findEmails($: CheerioAPI, pageUrl: string): FoundEmail[] {
-  const found = new Map<string, FoundEmail>();
-  const add = (raw: string | undefined, source: EmailSource) => {
-    const email = raw === undefined ? undefined : cleanEmail(raw);
-    if (!email) return;
-    const key = email.toLowerCase();
-    if (!found.has(key)) found.set(key, { email, source, pageUrl });
-  };
-
-  $("a[href]").each((_i, el) => {
-    const href = $(el).attr("href") ?? "";
-    if (/^\s*mailto:/i.test(href)) for (const part of href.trim().slice(7).split("?")[0]!.split(",")) add(part, "mailto");
-    const cf = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)/i.exec(href);
-    if (cf) add(decodeCfEmail(cf[1]!), "cfemail");
-  });
-  for (const node of jsonLdNodes($)) for (const value of stringsOf(node.email)) add(value, "jsonld");
-  $("[data-cfemail]").each((_i, el) => add(decodeCfEmail($(el).attr("data-cfemail") ?? ""), "cfemail"));
-  for (const text of textNodes($)) {
-    for (const match of text.matchAll(EMAIL_IN_TEXT)) add(match[0], "text");
-    for (const match of text.matchAll(OBFUSCATED_BRACKET)) add(deobfuscate(match as RegExpExecArray), "obfuscated");
-    for (const match of text.matchAll(OBFUSCATED_WORDS)) {
-      if (!SENTENCE_WORDS.test(match[1]!)) add(deobfuscate(match as RegExpExecArray), "obfuscated");
-    }
+function deobfuscated(text: string): string[] {
+  const variants: string[] = [];
+  if (OBFUSCATION_HINT.test(text)) {
+    const a = text.replace(BRACKET_AT, "@").replace(BRACKET_DOT, ".").replace(SYMBOL_AT, "@").replace(SPACED_AT, "@");
+    if (a !== text) variants.push(a);
   }
-  return [...found.values()];
+  BARE_DOT.lastIndex = 0;
+  if (BARE_DOT.test(text) || BARE_FOREIGN_AT.test(text)) {
+    const b = text.replace(BRACKET_AT, "@").replace(BRACKET_DOT, ".").replace(BARE_AT, "@").replace(BARE_DOT, ".");
+    if (b !== text) variants.push(b);
+  }
+  return variants;
 }
-
-const FREEMAIL = new Set([
-  "gmail.com", "googlemail.com", "aol.com", "icloud.com", "me.com", "mac.com", "msn.com", "proton.me", "protonmail.com", "pm.me",
-  "web.de", "t-online.de", "freenet.de", "arcor.de", "posteo.de", "mailbox.org", "orange.fr", "wanadoo.fr", "free.fr", "sfr.fr",
-  "laposte.net", "libero.it", "virgilio.it", "tiscali.it", "bluewin.ch", "mail.ru", "zoho.com", "btinternet.com", "sky.com",
-  "seznam.cz", "wp.pl", "o2.pl", "interia.pl", "onet.pl", "telenet.be", "skynet.be", "ziggo.nl", "kpnmail.nl", "live.com", "fastmail.com",
-]);
-const FREEMAIL_BRANDS = /^(yahoo|ymail|hotmail|outlook|live|gmx|yandex)$/;
-const ROLE_INBOXES = /^(info|contact|kontakt|hello|hallo|office|sales|enquiries|inquiries|mail|post|team|reception|empfang|booking|bookings|reservations?|service|support|welcome|bonjour|ciao|hola|admin)$/i;
-
-export function isFreemail(domain: string): boolean {
-  const registrable = parseDomain(domain).domain ?? domain;
-  return FREEMAIL.has(registrable) || FREEMAIL_BRANDS.test(parseDomain(domain).domainWithoutSuffix ?? "");
-}
-
-const SOURCE_TRUST: Record<EmailSource, number> = { mailto: 5, jsonld: 4, cfemail: 4, text: 3, obfuscated: 2 };
 
 /**
- * The best address for the business: on the site's own registrable domain first (the
- * Public Suffix List makes `shop.co.uk` right), then role inboxes (info@, contact@…),
- * freemail last; among equals the more trusted source, then the first seen.
+ * Addresses inside scripts: site builders' page data (JSON escapes) and the cloaking
+ * scripts of CMSs (Joomla 3 writes `var addy1 = 'in' + '&#102;o' + '&#64;'; addy1 = addy1 +
+ * 'shop' + '&#46;' + 'de';`): escapes and entities decoded, string concatenation undone,
+ * including appends to the same variable.
  */
-export function rankEmails(emails: readonly FoundEmail[], siteDomain: string | null): FoundEmail[] {
-  const score = (e: FoundEmail) => {
-    const [local, domain] = [e.email.slice(0, e.email.lastIndexOf("@")), e.email.slice(e.email.lastIndexOf("@") + 1)];
-    let s = SOURCE_TRUST[e.source];
-    if (siteDomain && parseDomain(domain).domain === siteDomain) s += 100;
-    if (ROLE_INBOXES.test(local)) s += 20;
-    if (isFreemail(domain)) s -= 50;
-    return s;
+function unescapeScript(text: string): string {
+  return text
+    .replace(/\\u0040|\\x40|&commat;|%40/gi, "@")
+    .replace(/\\u002e|\\x2e/gi, ".")
+    .replace(/&#(\d{1,7});|&#x([0-9a-f]{1,6});/gi, (entity, dec: string | undefined, hex: string | undefined) => {
+      const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    })
+    .replace(/\\\//g, "/")
+    .replace(/["']\s{0,5};\s{0,5}([A-Za-z_$][\w$]{0,60})\s{0,5}=\s{0,5}\1\s{0,5}\+\s{0,5}["']/g, "")
+    .replace(/["']\s{0,5}\+\s{0,5}["']/g, "");
+}
+
+const MAX_PER_PAGE = 200;
+
+/** Every acceptable address on one page, with where it came from and whose the words around it say it is. */
+export function findEmails(digest: PageDigest, pageUrl: string, context = new PageContext(digest)): FoundEmail[] {
+  const found = new Map<string, FoundEmail>();
+  const validity = new Map<string, string | undefined>();
+  const accept = (raw: string) => {
+    if (!validity.has(raw)) {
+      if (validity.size > 5000) validity.clear();
+      validity.set(raw, cleanEmail(raw));
+    }
+    return validity.get(raw);
   };
-  return emails
-    .map((e, i) => ({ e, i, s: score(e) }))
-    .sort((a, b) => b.s - a.s || a.i - b.i)
-    .map((x) => x.e);
+  const add = (email: string | undefined, source: EmailSource, where?: { block: number; offset: number; end: number }) => {
+    if (!email || found.size >= MAX_PER_PAGE) return;
+    const key = email.toLowerCase();
+    if (found.has(key)) return;
+    const block = where ? digest.blocks[where.block] : undefined;
+    found.set(key, { email, source, pageUrl, zone: block?.zone, cue: where ? context.cueAt(where.block, where.offset, where.end) : undefined });
+  };
+
+  for (const link of digest.links) {
+    if (!/^\s*mailto:/i.test(link.href)) continue;
+    const body = link.href.trim().slice(7).replace(/^\/\//, "");
+    const where = { block: link.block, offset: link.offset, end: link.offset + link.label.length };
+    for (const part of body.split("?")[0]!.split(/[,;]/)) add(accept(part), "mailto", where);
+  }
+  for (const node of jsonLdNodes(digest.jsonLd)) for (const value of stringsOf(node.email)) add(accept(value), "jsonld");
+  for (const item of digest.microdata) add(accept(item.value), "jsonld", { block: item.block, offset: 0, end: 0 });
+  for (const item of digest.cfemails) {
+    const email = decodeCfEmail(item.hex);
+    add(email === undefined ? undefined : accept(email), "cfemail", { block: item.block, offset: 0, end: 0 });
+  }
+  digest.blocks.forEach((block, index) => {
+    if (found.size >= MAX_PER_PAGE) return;
+    if (block.text.includes("@")) {
+      for (const hit of scanAddresses(block.text, block.boundaries, accept)) add(hit.email, "text", { block: index, offset: hit.start, end: hit.end });
+    }
+    for (const variant of deobfuscated(block.text)) {
+      for (const hit of scanAddresses(variant, [], accept)) {
+        const local = hit.email.slice(0, hit.email.lastIndexOf("@"));
+        if (SENTENCE_WORDS.test(local)) continue;
+        // Offsets shift after replacements; the block still gives the context.
+        add(hit.email, "obfuscated", { block: index, offset: Math.min(hit.start, block.text.length), end: Math.min(hit.end, block.text.length) });
+      }
+    }
+  });
+  for (const script of digest.scripts) {
+    if (found.size >= MAX_PER_PAGE) break;
+    const text = unescapeScript(script);
+    if (text.includes("@")) for (const hit of scanAddresses(text, [], accept, 50)) add(hit.email, "script");
+  }
+  return [...found.values()];
 }

@@ -1,0 +1,97 @@
+import {
+  CampaignList,
+  CampaignResponse,
+  CreateCampaignBody,
+  ExecutionList,
+  LifecycleBody,
+  ListCampaignsQuery,
+  ListExecutionsQuery,
+  TriggerBody,
+  TriggerResponse,
+} from "../schemas/campaign.js";
+import { IdParams } from "../schemas/common.js";
+import { defineOperations } from "./operation.js";
+
+export const campaignOperations = defineOperations({
+  "campaigns.list": {
+    method: "GET",
+    path: "/api/v1/campaigns",
+    operationId: "listCampaigns",
+    summary: "List the workspace's campaigns, newest first",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    query: ListCampaignsQuery,
+    response: CampaignList,
+  },
+  "campaigns.create": {
+    method: "POST",
+    path: "/api/v1/campaigns",
+    operationId: "createCampaign",
+    summary: "Create a campaign (lifetime campaigns start as draft)",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    body: CreateCampaignBody,
+    response: CampaignResponse,
+    successStatus: 201,
+  },
+  "campaigns.get": {
+    method: "GET",
+    path: "/api/v1/campaigns/:id",
+    operationId: "getCampaign",
+    summary: "Read a campaign",
+    tag: "campaigns",
+    endpoint: 4,
+    auth: "user",
+    params: IdParams,
+    response: CampaignResponse,
+    errors: [404],
+  },
+  "campaigns.changeLifecycle": {
+    method: "PATCH",
+    path: "/api/v1/campaigns/:id/lifecycle",
+    operationId: "changeCampaignLifecycle",
+    summary: "Change the status of a lifetime campaign",
+    description:
+      "Moves: draft→active, active→paused|archived, paused→active|archived; archived is final. The same status → 200 unchanged; " +
+      "any other move, a one-time campaign, or an `expectedStatus` that no longer holds → 409. Pausing and archiving cancel " +
+      "pending and queued executions in the same transaction.",
+    tag: "campaigns",
+    endpoint: 3,
+    auth: "user",
+    params: IdParams,
+    body: LifecycleBody,
+    response: CampaignResponse,
+    errors: [404, 409],
+  },
+  "campaigns.trigger": {
+    method: "POST",
+    path: "/api/v1/campaigns/:id/trigger",
+    operationId: "triggerCampaign",
+    summary: "Queue an active lifetime campaign for a contact (team API key with scope campaigns:trigger)",
+    description:
+      "Idempotent per contact: a contact already queued or sent answers 200 with that execution and `created: false`. " +
+      "Sending is not part of this release: executions stay queued.",
+    tag: "campaigns",
+    addition: true,
+    auth: "team-key",
+    params: IdParams,
+    body: TriggerBody,
+    response: TriggerResponse,
+    errors: [403, 404, 409],
+  },
+  "campaigns.executions": {
+    method: "GET",
+    path: "/api/v1/campaigns/:id/executions",
+    operationId: "listCampaignExecutions",
+    summary: "List a campaign's executions (one per contact and step), newest first",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    params: IdParams,
+    query: ListExecutionsQuery,
+    response: ExecutionList,
+    errors: [404],
+  },
+});

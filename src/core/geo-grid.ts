@@ -1,0 +1,104 @@
+import { EARTH_RADIUS_KM, toDeg, toRad, type LatLng } from "./geo.js";
+
+/**
+ * The lead search's grid: the cells its term index is clustered by (src/store/place-terms.ts)
+ * and the geometry that finds the cells a search circle reaches. Pure arithmetic, shared by
+ * the writer (a place's cell) and the reader (a circle's cells), which must agree exactly.
+ */
+
+/**
+ * Grid step in degrees: 0.01° of latitude (1.1 km) by 0.015° of longitude (1.1 km at 47°N).
+ * Small cells keep the rows read close to the rows inside the circle (a 5 km circle
+ * touches ~85 cells, ~1.3× its area); each cell costs one B-tree seek per prefix, so a
+ * 100 km circle (~25,000 cells) pays tens of milliseconds in seeks next to its rows.
+ */
+export const CELL_LAT_DEG = 0.01;
+export const CELL_LNG_DEG = 0.015;
+const ROWS = Math.round(180 / CELL_LAT_DEG);
+const COLS = Math.round(360 / CELL_LNG_DEG);
+
+function cellRow(lat: number): number {
+  return Math.min(ROWS - 1, Math.max(0, Math.floor((lat + 90) / CELL_LAT_DEG)));
+}
+function cellCol(lng: number): number {
+  return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
+}
+
+/** The grid cell of a point (the same arithmetic at import and at query time). */
+export function cellOf(lat: number, lng: number): number {
+  return cellRow(lat) * COLS + cellCol(lng);
+}
+
+/**
+ * Every cell that can hold a point within `radiusKm` of the centre, or undefined when
+ * there are more than `max` (circles near a pole span every longitude). Row by row of
+ * cells, the circle's exact longitude half-width over the row's latitudes (spherical:
+ * widest at asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's
+ * shadow is listed; a hair of slack so rounding never drops a point the haversine keeps.
+ */
+export function cellsOfCircle(center: LatLng, radiusKm: number, max: number): number[] | undefined {
+  const r = (radiusKm / EARTH_RADIUS_KM) * 1.0001;
+  const phi0 = toRad(center.lat);
+  const latMin = Math.max(-90, center.lat - toDeg(r));
+  const latMax = Math.min(90, center.lat + toDeg(r));
+  const widest = Math.asin(Math.max(-1, Math.min(1, Math.sin(phi0) / Math.cos(r))));
+  const cells: number[] = [];
+  for (let row = cellRow(latMin); row <= cellRow(latMax); row++) {
+    const a = Math.max(latMin, row * CELL_LAT_DEG - 90);
+    const b = Math.min(latMax, (row + 1) * CELL_LAT_DEG - 90);
+    const phi = Math.max(toRad(a), Math.min(toRad(b), widest));
+    const denominator = Math.cos(phi0) * Math.cos(phi);
+    const x = denominator <= 1e-12 ? -1 : (Math.cos(r) - Math.sin(phi0) * Math.sin(phi)) / denominator;
+    const half = x <= -1 ? 180 : toDeg(Math.acos(Math.min(1, x))) * 1.0001 + 1e-9;
+    const ranges: Array<[number, number]> = [];
+    if (half >= 180) ranges.push([0, COLS - 1]);
+    else {
+      const lo = center.lng - half;
+      const hi = center.lng + half;
+      ranges.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
+      if (lo < -180) ranges.push([cellCol(lo + 360), COLS - 1]);
+      if (hi > 180) ranges.push([0, cellCol(hi - 360)]);
+    }
+    for (const [c0, c1] of ranges) {
+      if (cells.length + (c1 - c0 + 1) > max) return undefined;
+      for (let c = c0; c <= c1; c++) cells.push(row * COLS + c);
+    }
+  }
+  return cells;
+}
+
+/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
+export function cellRanges(cells: readonly number[]): Array<[number, number]> {
+  const sorted = [...cells].sort((a, b) => a - b);
+  const ranges: Array<[number, number]> = [];
+  for (const cell of sorted) {
+    const last = ranges[ranges.length - 1];
+    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
+    else ranges.push([cell, cell]);
+  }
+  return ranges;
+}
+
+/**
+ * Parameters of a prefilter that never drops a point of the circle (the term index's scan
+ * runs it in SQL on each row's lat/lng before the row costs a conversion). With a = Δφ/2 and b = Δλ/2
+ * (radians), the haversine is h = sin²a + cos φ0 cos φ sin²b, inside iff h ≤ sin²(r/2).
+ * Since |sin x| ≥ |x − x³/6| for |x| ≤ √6 and cos φ ≥ its least value over the circle's
+ * latitudes, (a − a³/6)² + cos φ0 · cos φ_far · (b − b³/6)² ≤ h: a row is dropped only
+ * when even this lower bound exceeds sin²(r/2) (times a hair for rounding). Off (h = ∞)
+ * when the circle crosses ±180° (Δλ wraps) or reaches a pole.
+ */
+export function outsideBound(center: LatLng, radiusKm: number): { lat: number; lng: number; k: number; cc: number; h: number } {
+  const r = radiusKm / EARTH_RADIUS_KM;
+  const dLat = toDeg(r) * 1.0001;
+  const farLat = Math.abs(center.lat) + dLat;
+  const dLng = farLat >= 90 ? 360 : (dLat / Math.cos(toRad(farLat))) * 1.0001;
+  const off = farLat >= 89 || center.lng - dLng < -180 || center.lng + dLng > 180;
+  return {
+    lat: center.lat,
+    lng: center.lng,
+    k: Math.PI / 360,
+    cc: Math.cos(toRad(center.lat)) * Math.cos(toRad(Math.min(90, farLat))),
+    h: off ? Number.MAX_VALUE : Math.sin(r / 2) ** 2 * (1 + 1e-6),
+  };
+}

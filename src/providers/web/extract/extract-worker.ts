@@ -1,0 +1,25 @@
+import { setPriority } from "node:os";
+import { extractPage, type PageFacts } from "./page-facts.js";
+
+// Lower this thread's scheduling priority (on Linux, setpriority on pid 0 applies to the
+// calling thread only): when the machine is busy, the server's event loop runs first and
+// the reading of pages waits. Not permitted everywhere: then the thread runs as it is.
+try {
+  setPriority(10);
+} catch {
+  // unchanged priority
+}
+
+/** One extraction task, as the pool sends it (the bytes' buffer is transferred, not copied). */
+export interface ExtractionTask {
+  bytes: Uint8Array;
+  contentType: string;
+  url: string;
+  /** Milliseconds of reading this page may take before it is given up. */
+  budgetMs: number;
+}
+
+/** The worker's entry (piscina calls the default export with each task). */
+export default function extract(task: ExtractionTask): PageFacts {
+  return extractPage(task.bytes, task.contentType, task.url, performance.now() + task.budgetMs);
+}

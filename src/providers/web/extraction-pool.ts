@@ -1,0 +1,100 @@
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import type { ExtractionTask } from "./extract/extract-worker.js";
+import { extractPage, type PageFacts } from "./extract/page-facts.js";
+
+/** Turns a fetched page into its facts. */
+export interface PageExtractor {
+  extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts>;
+}
+
+export class ExtractionError extends Error {
+  override name = "ExtractionError";
+}
+
+export interface ExtractionPoolOptions {
+  /** Worker threads (default: one per core but one, at least 1 and at most 4). */
+  threads?: number;
+  /** Reading budget of one page in its worker, in milliseconds (default 3000). */
+  pageBudgetMs?: number;
+  /** Old-generation heap limit of one worker in MiB (default 64): a page that needs more kills only its worker. */
+  maxHeapMb?: number;
+}
+
+/**
+ * Parsing and extraction off the event loop: a piscina pool of worker threads runs
+ * `extractPage` for every fetched page, so a hostile page (2 MiB of one character, a
+ * million links) costs a worker some milliseconds and never stalls the server's
+ * requests. Each page has a reading budget checked between parser chunks, each worker a
+ * heap limit; a task whose caller gives up (its AbortSignal) is dropped from the queue, or
+ * its worker terminated if it is running.
+ *
+ * Workers load the compiled `extract/extract-worker.js`. Running from the TypeScript
+ * sources (vitest), that file does not exist beside this one, so the build's copy in
+ * `dist/` is used: the test run's global setup (test/global-setup.ts) writes it first.
+ */
+export class ExtractionPool implements PageExtractor {
+  private readonly pool: Piscina;
+  private readonly pageBudgetMs: number;
+
+  constructor(options: ExtractionPoolOptions = {}) {
+    // One core stays free for the event loop: on a 2-core machine, two busy workers and the
+    // main thread share two cores and /healthz waits its turn (bench/enrichment-hostile.js).
+    const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+    this.pageBudgetMs = options.pageBudgetMs ?? 3000;
+    this.pool = new Piscina({
+      filename: workerFile(),
+      // All workers start at once (their module loading overlaps the first fetches) and
+      // stay, so memory is paid once, up front (about 35 MB each), not in the middle of a
+      // crawl; idle workers are unref'd, so they never keep a process alive.
+      minThreads: threads,
+      maxThreads: threads,
+      // Small heaps on purpose: V8 lets a roomy old generation fill with the dead 2 MiB
+      // strings of hostile pages before it collects; measured on the hostile-page fixture,
+      // one worker's RSS grew 114 MB with V8's defaults and 84 MB at 48/8 (bench/enrichment-hostile.js).
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 64, maxYoungGenerationSizeMb: 8 },
+    });
+  }
+
+  async extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts> {
+    // The body's buffer moves to the worker when the body owns all of it (bodies over 4 KiB
+    // do); a slice of a shared buffer (Node's pool for small ones) is copied first.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    const task: ExtractionTask = { bytes: own, contentType, url, budgetMs: this.pageBudgetMs };
+    try {
+      return (await this.pool.run(task, { signal: signal ?? null, transferList: [own.buffer as ArrayBuffer] })) as PageFacts;
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new ExtractionError(`${url} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+function workerFile(): string {
+  const beside = new URL("./extract/extract-worker.js", import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return fileURLToPath(beside);
+  const built = fileURLToPath(beside).replace(/([\\/])src([\\/]providers[\\/]web[\\/])/, "$1dist$2");
+  if (!existsSync(built)) throw new Error(`the extraction worker ${built} is missing: run \`npm run build\` first`);
+  return built;
+}
+
+/** Extraction in the calling thread (small tools and tests of extraction itself; never the server). */
+export const inlineExtractor: PageExtractor = {
+  async extract(bytes, contentType, url) {
+    return extractPage(bytes, contentType, url);
+  },
+};
+
+let shared: ExtractionPool | undefined;
+
+/** One pool per process for callers that do not bring their own (idle workers do not keep the process alive). */
+export function sharedExtractionPool(): ExtractionPool {
+  shared ??= new ExtractionPool();
+  return shared;
+}

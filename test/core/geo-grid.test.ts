@@ -1,0 +1,47 @@
+import { describe, expect, test } from "vitest";
+import { distanceKm, insideBox } from "../../src/core/geo.js";
+import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+
+describe("the search grid", () => {
+  test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
+    for (const [center, radiusKm] of [[{ lat: 47.14, lng: 9.52 }, 5], [{ lat: -17, lng: 179.99 }, 20], [{ lat: 64.1, lng: -21.9 }, 100], [{ lat: 0, lng: 0 }, 1]] as const) {
+      const cells = new Set(cellsOfCircle(center, radiusKm, 1e6));
+      let seed = 1;
+      const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+      let inside = 0;
+      for (let i = 0; i < 5000; i++) {
+        // Points up to 1.2 radii away, many of them right at the edge.
+        const d = radiusKm * (i % 2 ? 1 - random() * 1e-6 : random() * 1.2);
+        const bearing = random() * 2 * Math.PI;
+        const dLat = (d / 111.195) * Math.cos(bearing);
+        const lat = center.lat + dLat;
+        let lng = center.lng + ((d / 111.195) * Math.sin(bearing)) / Math.cos(((center.lat + dLat / 2) * Math.PI) / 180);
+        if (lng > 180) lng -= 360;
+        if (lng < -180) lng += 360;
+        if (distanceKm(center, { lat, lng }) > radiusKm) continue;
+        inside++;
+        expect(cells.has(cellOf(lat, lng))).toBe(true);
+      }
+      expect(inside).toBeGreaterThan(2000);
+    }
+    // About the circle's area, not its bounding box's square.
+    const small = cellsOfCircle({ lat: 47.14, lng: 9.52 }, 5, 1e6)!;
+    expect(small.length).toBeLessThan(((Math.PI * 25) / (1.112 * 1.135)) * 1.5);
+    expect(cellsOfCircle({ lat: 89.9, lng: 0 }, 50, 60_000)).toBeUndefined();
+  });
+
+  test("consecutive cells become one range, in any input order, duplicates folded", () => {
+    expect(cellRanges([7, 3, 4, 5, 9, 10, 4, 20])).toEqual([[3, 5], [7, 7], [9, 10], [20, 20]]);
+    expect(cellRanges([])).toEqual([]);
+  });
+});
+
+describe("boxes", () => {
+  test("a point is inside a box when within its bounds (edges included), and inside no box at all", () => {
+    const box = { minLat: 47, maxLat: 48, minLng: 9, maxLng: 10 };
+    expect(insideBox(box, 47.5, 9.5)).toBe(true);
+    expect(insideBox(box, 48, 10)).toBe(true);
+    expect(insideBox(box, 48.01, 9.5)).toBe(false);
+    expect(insideBox(undefined, 0, 0)).toBe(true);
+  });
+});
