@@ -7,7 +7,7 @@
  * vocabulary) or their brand (through the name-suggestion-index).
  */
 
-/** The tags that make an element a business (field-notes.md §1, ../shared/data/README.md). */
+/** The tags that make an element a business (docs/api.md, "Places index"). */
 export const BUSINESS_KEYS = ["shop", "amenity", "craft", "office", "healthcare", "tourism"] as const;
 
 /** Keys that narrow a business tag and are indexed too: `cuisine=pizza` on a restaurant or a fast food place. */
