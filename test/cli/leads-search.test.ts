@@ -37,6 +37,8 @@ describe("outreach leads search", () => {
     expect(r.stdout).toContain("praxis@meier.li");
     expect(r.stderr).toMatch(/3 leads · page 1/);
     expect(r.stderr).toMatch(/quota: 24 of 25 searches left today \(free plan/);
+    // What the location was understood as.
+    expect(r.stderr).toMatch(/around Vaduz\b.* \(city, 47\.\d{5}, 9\.\d{5}\)/);
   });
 
   it("piped without flags: tab-separated rows, nothing else on stdout", async () => {

@@ -165,6 +165,9 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       }
       for (const line of enrichmentFailureSummary([...merged.values()])) ctx.info(line);
       if (!options.json && !options.ndjson) {
+        // What the location was understood as (--json and --ndjson carry it as resolvedLocation).
+        const place = last?.resolvedLocation;
+        if (place) ctx.info(`around ${place.name} (${place.kind}, ${place.lat.toFixed(5)}, ${place.lng.toFixed(5)})`);
         ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
         if (last?.quota) ctx.info(quotaLine(last.quota));
         if (options.out) ctx.info(`written to ${options.out}`);
