@@ -91,6 +91,10 @@ function emptyPass(): PassResult {
   return { claimed: 0, sent: 0, failed: 0, retried: 0, skipped: 0, unconfirmed: 0 };
 }
 
+function addPass(total: PassResult, pass: PassResult): void {
+  for (const k of Object.keys(total) as Array<keyof PassResult>) total[k] += pass[k];
+}
+
 interface Claimed {
   due: DueExecution;
   sendingDomainId: string;
@@ -377,18 +381,30 @@ export class DeliveryService {
    * per-minute throttles; retries and schedules later than now stay for a later run.
    */
   async runUntilEmpty(signal?: AbortSignal): Promise<PassResult & { waiting: number; nextAt: string | null }> {
-    const acquired = this.acquire();
-    if (!acquired.ok) throw conflict(`delivery already runs in ${acquired.holder}`);
-    const total = emptyPass();
-    try {
+    return this.withLock(async (total) => {
       while (!signal?.aborted) {
         const pass = await this.pass();
-        for (const k of Object.keys(total) as Array<keyof PassResult>) total[k] += pass[k];
+        addPass(total, pass);
         if (pass.claimed > 0) continue;
         const now = this.now();
         if (!this.repo.hasWorkNow(now.toISOString())) break;
         await this.deps.clock.sleep(this.waitMs(now), signal);
       }
+    });
+  }
+
+  /** `outreach deliver` without `--until-empty`: one pass. */
+  async runOnce(): Promise<PassResult & { waiting: number; nextAt: string | null }> {
+    return this.withLock(async (total) => addPass(total, await this.pass()));
+  }
+
+  /** Run `work` holding the lock (a 409 naming the holder otherwise); then what still waits. */
+  private async withLock(work: (total: PassResult) => Promise<void>): Promise<PassResult & { waiting: number; nextAt: string | null }> {
+    const acquired = this.acquire();
+    if (!acquired.ok) throw conflict(`delivery already runs in ${acquired.holder}`);
+    const total = emptyPass();
+    try {
+      await work(total);
     } finally {
       this.release();
     }
