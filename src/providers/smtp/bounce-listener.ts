@@ -66,7 +66,8 @@ export async function startBounceListener(options: BounceListenerOptions): Promi
       callback(Object.assign(new Error("5.1.1 no such mailbox"), { responseCode: 550 }));
     },
     onData(stream, session, callback) {
-      simpleParser(stream, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true })
+      // keepDeliveryStatus: without it mailparser folds the report into the text body.
+      simpleParser(stream, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, keepDeliveryStatus: true })
         .then(async (mail) => {
           const part = mail.attachments.find((a) => a.contentType.toLowerCase() === "message/delivery-status");
           const parsed = part ? parseDeliveryStatus(part.content.toString("utf8")) : undefined;
