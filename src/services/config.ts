@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { RelaySettings } from "../providers/smtp/relay.js";
 
 /**
  * The server's settings, read once from the environment (docs/self-hosting.md, "Settings
@@ -56,16 +57,11 @@ export interface ServerConfig {
   sendPerRecipientDomainPerMinute: number;
 }
 
-/** An SMTP relay from `smtp://user:pass@host:port` or `smtps://…` (TLS from the start). */
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  user?: string;
-  pass?: string;
-  /** Connections kept open to the relay (`OUTREACH_SMTP_CONNECTIONS`). */
-  connections: number;
-}
+/**
+ * An SMTP relay from `smtp://user:pass@host:port` or `smtps://…` (TLS from the start), with
+ * the connections kept open to it (`OUTREACH_SMTP_CONNECTIONS`).
+ */
+export type SmtpSettings = Pick<RelaySettings, "host" | "port" | "secure" | "user" | "pass" | "connections">;
 
 export class ConfigError extends Error {
   override name = "ConfigError";

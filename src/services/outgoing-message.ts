@@ -1,4 +1,5 @@
 import type { BrandSettings } from "../core/schemas/brand.js";
+import type { ComposableMessage } from "../providers/smtp/message-signer.js";
 import type { CampaignRow } from "../store/campaigns.js";
 import { renderHtmlPart, renderTextPart } from "./message-body.js";
 import type { MessageTemplates, TemplateContext } from "./message-template.js";
@@ -20,15 +21,11 @@ export interface MessageSender {
   senderName: string;
 }
 
-/** One message, ready for nodemailer: everything but the DKIM signature. */
-export interface OutgoingMessage {
-  from: { name: string; address: string };
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  /** `<executionId@domain>`: one per execution, so a resend after a 4xx keeps it. */
-  messageId: string;
+/**
+ * One message, ready for nodemailer: everything but its date and the DKIM signature.
+ * `messageId` is `<executionId@domain>`: one per execution, so a resend after a 4xx keeps it.
+ */
+export interface OutgoingMessage extends Omit<ComposableMessage, "date"> {
   /** VERP: the bounce of this one message comes back to an address that names it. */
   envelope: { from: string; to: string[] };
   /** List-Unsubscribe (RFC 2369) and List-Unsubscribe-Post (RFC 8058). */

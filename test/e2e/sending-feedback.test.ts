@@ -88,18 +88,25 @@ describe("bounces", () => {
   });
 });
 
+/** Bea got the campaign; the unsubscribe path of her message, on a real HTTP server of the app. */
+async function unsubscribeLinkOfDelivered(setup: SendingSetup) {
+  const bea = setup.addContact("bea@clinic-one.test");
+  await launchAndDeliver(setup);
+  const link = headerOf(setup.sink.received[0]!.raw, "List-Unsubscribe")!.slice(1, -1);
+  const server = await startTestServer(setup.instance.services);
+  // The link names OUTREACH_PUBLIC_URL; the app answers the same path here.
+  const path = new URL(link).pathname.replace(/^\/outreach/, "");
+  return { bea, server, path };
+}
+
 describe("unsubscribe", () => {
   it("the RFC 8058 one-click POST unsubscribes the contact and skips its pending mail in every campaign; links are signed", async () => {
     const setup = await sendingSetup();
     const { services } = setup.instance;
     const teamId = setup.instance.teamId;
-    const bea = setup.addContact("bea@clinic-one.test");
-    await launchAndDeliver(setup);
-    const link = headerOf(setup.sink.received[0]!.raw, "List-Unsubscribe")!.slice(1, -1);
+    const { bea, server, path } = await unsubscribeLinkOfDelivered(setup);
     // Another campaign queued for her, not delivered yet.
     const second = await setup.launchOneTime();
-    const server = await startTestServer(services);
-    const path = new URL(link).pathname.replace(/^\/outreach/, "");
 
     // Exactly what a mail client sends (RFC 8058 §3.2): no cookies, no auth, this body.
     const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click", redirect: "manual" });
@@ -137,11 +144,8 @@ describe("unsubscribe", () => {
       const setup = await sendingSetup();
       const { services } = setup.instance;
       const teamId = setup.instance.teamId;
-      const bea = setup.addContact("bea@clinic-one.test");
-      await launchAndDeliver(setup);
-      const link = headerOf(setup.sink.received[0]!.raw, "List-Unsubscribe")!.slice(1, -1);
-      const server = await startTestServer(services);
-      const url = server.url + new URL(link).pathname.replace(/^\/outreach/, "");
+      const { bea, server, path } = await unsubscribeLinkOfDelivered(setup);
+      const url = server.url + path;
 
       const context = await browser.newContext();
       try {
