@@ -1,10 +1,10 @@
 import { simpleParser } from "mailparser";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { describe, expect, it } from "vitest";
-import { headerOf } from "../helpers/smtp-sink.js";
+import { headerOf, startSmtpSink } from "../helpers/smtp-sink.js";
 import { POSTAL_ADDRESS, sendingSetup, type SendingSetup } from "../helpers/sending.js";
 
-async function executionsOf(setup: SendingSetup, campaignId: string) {
+function executionsOf(setup: SendingSetup, campaignId: string) {
   return setup.instance.services.campaigns.executions(setup.principal, campaignId, { page: 1, limit: 100 }).executions;
 }
 
@@ -148,5 +148,60 @@ describe("delivery to a real SMTP server", () => {
     expect(failed.error).toContain("5.1.1 user unknown");
     expect(failed.attempts).toBe(1);
     expect(executions.filter((e) => e.status === "sent")).toHaveLength(1);
+  });
+
+  it("keeps mail pending while the relay cannot be reached, and sends it when it is back", async () => {
+    const setup = await sendingSetup();
+    setup.addContact("bea@clinic-one.test");
+    const { campaignId } = await setup.launchOneTime();
+    const port = setup.sink.port;
+    await setup.sink.close();
+    const delivery = setup.delivery();
+    expect(await delivery.runUntilEmpty()).toMatchObject({ sent: 0, retried: 1, waiting: 1 });
+    const [waiting] = executionsOf(setup, campaignId);
+    expect(waiting).toMatchObject({ status: "pending", attempts: 1 });
+    expect(waiting!.error).toMatch(new RegExp(`cannot reach the SMTP relay 127\\.0\\.0\\.1:${port}`));
+
+    // The relay is back (elsewhere: OUTREACH_SMTP_URL changed) when the retry is due.
+    const back = await startSmtpSink();
+    const config = setup.instance.services.deps.config;
+    config.smtp = { ...config.smtp!, port: back.port };
+    setup.instance.clock.set(new Date(waiting!.nextAttemptAt!));
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 1 });
+    expect(back.received).toHaveLength(1);
+    expect(executionsOf(setup, campaignId)[0]).toMatchObject({ status: "sent", attempts: 2 });
+  });
+
+  it("logs in to a relay that requires it, and treats a refused login as temporary", async () => {
+    const good = await sendingSetup({ sinkAuth: { user: "outreach", pass: "s3cret" }, config: {} });
+    good.instance.services.deps.config.smtp = { ...good.instance.services.deps.config.smtp!, user: "outreach", pass: "s3cret" };
+    good.addContact("bea@clinic-one.test");
+    await good.launchOneTime();
+    expect(await good.delivery().runUntilEmpty()).toMatchObject({ sent: 1 });
+    expect(good.sink.received).toHaveLength(1);
+
+    const bad = await sendingSetup({ sinkAuth: { user: "outreach", pass: "s3cret" } });
+    bad.instance.services.deps.config.smtp = { ...bad.instance.services.deps.config.smtp!, user: "outreach", pass: "wrong" };
+    bad.addContact("bea@clinic-one.test");
+    const { campaignId } = await bad.launchOneTime();
+    expect(await bad.delivery().runUntilEmpty()).toMatchObject({ sent: 0, retried: 1 });
+    const [execution] = executionsOf(bad, campaignId);
+    expect(execution).toMatchObject({ status: "pending" });
+    expect(execution!.error).toMatch(/refused the login.*535/);
+    expect(bad.sink.received).toHaveLength(0);
+  });
+
+  it("a launch scheduled for later waits for its time, then the campaign goes scheduled → sending → sent", async () => {
+    const setup = await sendingSetup();
+    setup.addContact("bea@clinic-one.test");
+    const { campaignId } = await setup.launchOneTime({ scheduledAt: "2026-11-22T12:00:00Z" });
+    const campaigns = setup.instance.services.campaigns;
+    expect(campaigns.detail(setup.principal, campaignId).campaign).toMatchObject({ status: "scheduled", scheduledAt: "2026-11-22T12:00:00.000Z" });
+    const delivery = setup.delivery();
+    expect(await delivery.runUntilEmpty()).toMatchObject({ claimed: 0, waiting: 1, nextAt: "2026-11-22T12:00:00.000Z" });
+    expect(setup.sink.received).toHaveLength(0);
+    setup.instance.clock.set("2026-11-22T12:00:00.000Z");
+    expect(await delivery.runUntilEmpty()).toMatchObject({ sent: 1 });
+    expect(campaigns.detail(setup.principal, campaignId).campaign).toMatchObject({ status: "sent", sentAt: "2026-11-22T12:00:00.000Z" });
   });
 });

@@ -33,7 +33,7 @@ export interface SendingSetup {
   /** A contact of the workspace (through the contacts service: encrypted, blind-indexed). */
   addContact(email: string, extra?: { name?: string; tags?: string[] }): string;
   /** A one-time campaign with content, launched to every contact (or those with `tags`). */
-  launchOneTime(options?: { subject?: string; body?: string; tags?: string[] }): Promise<{ campaignId: string; queued: number }>;
+  launchOneTime(options?: { subject?: string; body?: string; tags?: string[]; scheduledAt?: string }): Promise<{ campaignId: string; queued: number }>;
   /** The delivery loop over a real SMTP relay connection to the sink. */
   delivery(options?: { hooks?: DeliveryHooks; log?: string[]; batchSize?: number; concurrency?: number }): DeliveryService;
   logs: string[];
@@ -44,8 +44,8 @@ export interface SendingSetup {
  * for real (its records served by a DNS server on 127.0.0.1, checked by the product's own
  * verification), the brand's postal address, throttles off unless `config` sets them.
  */
-export async function sendingSetup(options: { config?: Partial<ServerConfig>; plan?: string } = {}): Promise<SendingSetup> {
-  const sink = await startSmtpSink();
+export async function sendingSetup(options: { config?: Partial<ServerConfig>; plan?: string; sinkAuth?: { user: string; pass: string } } = {}): Promise<SendingSetup> {
+  const sink = await startSmtpSink({ auth: options.sinkAuth });
   const dns = await startDnsServer();
   const instance = createTestInstance({
     plan: options.plan,
@@ -91,7 +91,7 @@ export async function sendingSetup(options: { config?: Partial<ServerConfig>; pl
         bodyMarkdown: o.body ?? "Dear {{ contact.name }},\n\nour **new** clinic is open.\n\n[Book a visit](https://acme-dental.test/book)",
         sendingDomainId: domain.id,
       });
-      const launched = services.campaigns.launch(principal, campaign.id, o.tags ? { tags: o.tags } : {});
+      const launched = services.campaigns.launch(principal, campaign.id, { ...(o.tags ? { tags: o.tags } : {}), ...(o.scheduledAt ? { scheduledAt: o.scheduledAt } : {}) });
       return { campaignId: campaign.id, queued: launched.queued };
     },
     delivery(o = {}) {

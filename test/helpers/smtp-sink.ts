@@ -29,8 +29,11 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-/** A real SMTP server (npm smtp-server) on 127.0.0.1, port 0: the relay of the delivery tests. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * A real SMTP server (npm smtp-server) on 127.0.0.1, port 0: the relay of the delivery
+ * tests. With `auth`, it requires that login (AUTH PLAIN/LOGIN, over plain TCP on loopback).
+ */
+export async function startSmtpSink(options: { auth?: { user: string; pass: string } } = {}): Promise<SmtpSink> {
   const sink: SmtpSink = {
     port: 0,
     received: [],
@@ -39,9 +42,14 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     close: async () => {},
   };
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
+    authOptional: !options.auth,
+    allowInsecureAuth: true,
+    disabledCommands: options.auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
     logger: false,
+    onAuth(auth, _session, callback) {
+      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) return callback(null, { user: auth.username });
+      callback(Object.assign(new Error("5.7.8 authentication failed"), { responseCode: 535 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));

@@ -174,18 +174,34 @@ export class SmtpRelay implements Relay {
     smtp.on("error", dead);
     smtp.on("end", dead);
     return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (err: RelayError) => {
+        if (settled) return;
+        settled = true;
+        dead();
+        smtp.close();
+        reject(err);
+      };
+      const unreachable = (err?: Error) =>
+        fail(new RelayError(`cannot reach the SMTP relay ${s.host}:${s.port}: ${err ? describe(err as NodemailerError) : "the connection closed"}`, "temporary", false));
+      // nodemailer reports a refused or failed connection as an 'error' event only: its
+      // connect callback runs on success (or a bad greeting), so without these the promise
+      // would never settle.
+      smtp.once("error", unreachable);
+      smtp.once("end", () => unreachable());
+      const ready = () => {
+        if (settled) return;
+        settled = true;
+        smtp.off("error", unreachable);
+        resolve(connection);
+      };
       smtp.connect((err) => {
-        if (err) {
-          dead();
-          return reject(new RelayError(`cannot reach the SMTP relay ${s.host}:${s.port}: ${describe(err as NodemailerError)}`, "temporary", false));
-        }
-        if (!s.user) return resolve(connection);
+        if (err) return unreachable(err);
+        if (!s.user) return ready();
         smtp.login({ user: s.user, pass: s.pass ?? "" }, (loginErr) => {
-          if (!loginErr) return resolve(connection);
-          dead();
-          smtp.close();
+          if (!loginErr) return ready();
           // A refused login is the operator's to fix, not the message's: retry later.
-          reject(new RelayError(`the SMTP relay refused the login: ${describe(loginErr as NodemailerError)}`, "temporary", false));
+          fail(new RelayError(`the SMTP relay refused the login: ${describe(loginErr as NodemailerError)}`, "temporary", false));
         });
       });
     });
