@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { sendingSetup, type SendingSetup } from "../helpers/sending.js";
+import { startTestServer } from "../helpers/server.js";
+import { openInstance } from "../../src/services/instance.js";
 
 /** The CLI in-process on the setup's data directory, with its clock and settings (as another process would open it). */
 function cliOn(setup: SendingSetup) {
@@ -82,5 +84,38 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
     const result = await runCli(["deliver", "--data-dir", setup.instance.dataDir], { env, deps: { clock: setup.instance.clock, serverConfig: { smtp: undefined } } });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/OUTREACH_SMTP_URL is not set/);
+  });
+
+  it("a master-key rotation keeps links already mailed working and the suppression list effective", async () => {
+    const setup = await sendingSetup();
+    const { services } = setup.instance;
+    const teamId = setup.instance.teamId;
+    const bea = setup.addContact("bea@clinic-one.test");
+    setup.addContact("gone@clinic-two.test");
+    const { campaignId } = await setup.launchOneTime();
+    const link = services.messages.unsubscribeUrl(campaignId, bea);
+    services.suppressions.add(teamId, "gone@clinic-two.test", "bounced", setup.instance.clock.now().toISOString());
+
+    const rotated = await runCli(["--data-dir", setup.instance.dataDir, "admin", "keys", "rotate"], { env: cliEnv(), deps: { clock: setup.instance.clock } });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stderr).toMatch(/email suppressions: 1, instance secrets: 1\)/);
+    expect(rotated.stderr).toMatch(/Done: every row is under key/);
+
+    // A fresh opener (another process) reads the rotated rows with the new key only.
+    const cli = cliOn(setup);
+    const delivered = await cli(["deliver", "--until-empty"]);
+    expect(delivered.stderr).toMatch(/1 sent, 0 failed, 0 to retry, 1 skipped/);
+    expect(setup.sink.received.map((m) => m.rcptTo[0])).toEqual(["bea@clinic-one.test"]);
+    // A server started after the rotation (a running one follows the key file while the rotation runs).
+    const after = openInstance({ dataDir: setup.instance.dataDir, env: {}, clock: setup.instance.clock, config: services.deps.config });
+    try {
+      const server = await startTestServer(after.services);
+      const res = await fetch(server.url + new URL(link).pathname.replace(/^\/outreach/, ""), { method: "POST", body: "List-Unsubscribe=One-Click" });
+      expect(res.status, server.logs.join("\n")).toBe(200);
+      expect(after.services.contacts.get(teamId, bea).status).toBe("unsubscribed");
+      expect(after.services.suppressions.has(teamId, "bea@clinic-one.test")).toBe(true);
+    } finally {
+      after.close();
+    }
   });
 });
