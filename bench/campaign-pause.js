@@ -24,7 +24,7 @@ try {
   const owner = services.auth.authenticate(`Bearer ${boot.token}`);
   const campaigns = [];
   for (let c = 0; c < CAMPAIGNS; c++) {
-    const campaign = services.campaigns.create(owner, { name: `c${c}`, type: "lifetime", subject: "s" });
+    const campaign = await services.campaigns.create(owner, { name: `c${c}`, type: "lifetime", subject: "s" });
     services.campaigns.changeLifecycle(owner, campaign.id, { status: "active" });
     campaigns.push(campaign.id);
   }

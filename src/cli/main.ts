@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { processIO, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
+import { registerDeliver } from "./commands/deliver.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
 import { registerCampaigns } from "./commands/campaigns.js";
@@ -33,6 +34,7 @@ const COMMAND_GROUPS = [
   registerKeys,
   registerBrand,
   registerServe,
+  registerDeliver,
   registerAdmin,
 ];
 

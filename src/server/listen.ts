@@ -45,7 +45,8 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
     keepBodylessConnectionsShort(req, res, () => stopping);
     // One line per request: method, path (never the query, which can hold personal data), status, ms.
     res.once("close", () => {
-      const path = (req.url ?? "/").split("?")[0];
+      // An unsubscribe token is a capability: logged by its first characters only.
+      const path = (req.url ?? "/").split("?")[0]!.replace(/^(\/u\/[^/]{0,8})[^/]*/, "$1…");
       const ms = (performance.now() - started).toFixed(1);
       options.log(`${req.method} ${path} ${res.statusCode} ${ms}ms${res.writableFinished ? "" : " (client went away)"}`);
       // While stopping, a connection whose response is done has nothing left to do.

@@ -94,7 +94,9 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
     }
     const responseSchema = route.response;
     pending.push(() => {
-      const content: Record<string, unknown> = { "application/json": { schema: ref(responseSchema, `${route.operationId}Response`) } };
+      const content: Record<string, unknown> = route.produces
+        ? { [route.produces]: { schema: { type: "string" } } }
+        : { "application/json": { schema: ref(responseSchema, `${route.operationId}Response`) } };
       if (route.stream) {
         content["application/x-ndjson"] = {
           schema: { type: "string", description: "One JSON object a line: progress lines, then exactly one complete or error line." },

@@ -38,10 +38,10 @@ export type AnyRouteContext = RequestContext & { principal: Principal | undefine
 
 /**
  * What a handler may answer: what the operation's response schema accepts (`z.input`:
- * the server serialises it, the client parses it), or a ready Response (an NDJSON stream)
- * on operations that stream. Checked at compile time.
+ * the server serialises it, the client parses it), or a ready Response on operations that
+ * stream (NDJSON) or produce a page (HTML). Checked at compile time.
  */
-export type HandlerResult<O> = z.input<ResponseOf<O>> | (O extends { stream: object } ? Response : never);
+export type HandlerResult<O> = z.input<ResponseOf<O>> | (O extends { stream: object } | { produces: string } ? Response : never);
 
 export type RouteHandler<K extends OperationId> = (ctx: RouteContext<(typeof contract)[K]>) => HandlerResult<(typeof contract)[K]> | Promise<HandlerResult<(typeof contract)[K]>>;
 

@@ -12,6 +12,7 @@ const FIELD_TO_COLUMN = {
   websiteUrl: "website_url",
   emailLanguage: "email_language",
   logoUrl: "logo_url",
+  postalAddress: "postal_address",
 } as const satisfies Record<string, keyof BrandColumns>;
 
 export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSettings {
@@ -24,7 +25,7 @@ export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSetting
     logoUrl: row?.logo_url ?? null,
     brandDesignSystem: row ? (JSON.parse(row.design_system) as Record<string, unknown>) : {},
   };
-  return { ...settings, brandDesignMarkdown: renderBrandMarkdown(settings) };
+  return { ...settings, brandDesignMarkdown: renderBrandMarkdown(settings), postalAddress: row?.postal_address || null };
 }
 
 /** Brand settings of the active workspace (endpoint 14 and `GET /api/v1/settings/brand`). */
@@ -36,7 +37,12 @@ export class BrandService {
   }
 
   get(principal: Principal): BrandSettings {
-    return toBrandSettings(this.repo.forTeam(principal.teamId));
+    return this.forTeam(principal.teamId);
+  }
+
+  /** A workspace's settings, for rendering its messages. */
+  forTeam(teamId: string): BrandSettings {
+    return toBrandSettings(this.repo.forTeam(teamId));
   }
 
   /** Only the fields sent change; `null` clears one (the design system back to `{}`). */
@@ -49,7 +55,7 @@ export class BrandService {
     if (body.brandDesignSystem !== undefined) changes.design_system = JSON.stringify(body.brandDesignSystem ?? {});
     if (Object.keys(changes).length === 0) {
       throw badRequest(
-        "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem",
+        "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem, postalAddress",
       );
     }
     const now = this.deps.clock.now().toISOString();

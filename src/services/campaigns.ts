@@ -1,18 +1,28 @@
 import { badRequest, conflict, forbidden, notFound } from "../core/errors.js";
 import { newId } from "../core/ids.js";
-import type {
-  Campaign,
-  CampaignExecution,
-  CreateCampaignBody,
-  LifecycleBody,
-  LifetimeStatus,
-  ListCampaignsQuery,
-  ListExecutionsQuery,
+import {
+  ExecutionStatus,
+  type Campaign,
+  type CampaignExecution,
+  type CreateCampaignBody,
+  type ExecutionCounts,
+  type LaunchBody,
+  type LifecycleBody,
+  type LifetimeStatus,
+  type ListCampaignsQuery,
+  type ListExecutionsQuery,
+  type MessagePreview,
+  type UpdateCampaignBody,
 } from "../core/schemas/campaign.js";
-import { CampaignsRepo, type CampaignRow, type ExecutionRow } from "../store/campaigns.js";
+import { CampaignsRepo, type CampaignChanges, type CampaignRow, type ExecutionRow, type NewExecution } from "../store/campaigns.js";
 import type { Principal } from "./auth.js";
+import type { BrandService } from "./brand.js";
 import { allowedSources, CANCELS_OPEN_EXECUTIONS, illegalMoveMessage } from "./campaign-lifecycle.js";
+import type { ContactService } from "./contacts.js";
 import type { ServiceDeps } from "./deps.js";
+import type { MessageTemplates } from "./message-template.js";
+import type { OutgoingMessages } from "./outgoing-message.js";
+import type { SendingDomainService } from "./sending-domains.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
 export const TRIGGER_SCOPE = "campaigns:trigger";
@@ -26,8 +36,11 @@ export const toCampaign = (row: CampaignRow): Campaign => ({
   type: row.type,
   status: row.status as Campaign["status"],
   subject: row.subject,
+  bodyMarkdown: row.body_markdown,
+  sendingDomainId: row.sending_domain_id,
   scheduledAt: row.scheduled_at,
   sentAt: row.sent_at,
+  launchedAt: row.launched_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -38,6 +51,12 @@ export const toExecution = (row: ExecutionRow): CampaignExecution => ({
   contactId: row.contact_id,
   step: row.step,
   status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.status === "pending" ? row.not_before : null,
+  messageId: row.message_id,
+  sentAt: row.sent_at,
+  error: row.error,
+  unconfirmed: row.unconfirmed === 1,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -50,22 +69,49 @@ function paginate<T>(page: number, limit: number, total: number, items: T[]) {
  * Campaigns (docs/api.md, "Campaigns": endpoints 3 and 4, and the additions around them).
  * Every write is one immediate transaction; status changes are guarded UPDATEs.
  */
+export interface CampaignServiceDeps extends Pick<ServiceDeps, "db" | "clock"> {
+  templates: MessageTemplates;
+  brand: BrandService;
+  contacts: ContactService;
+  sendingDomains: SendingDomainService;
+  /** Builds messages (preview); made lazily because its unsubscribe key lives in the database. */
+  messages: () => OutgoingMessages;
+}
+
 export class CampaignService {
   private readonly repo: CampaignsRepo;
 
-  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {
+  constructor(private readonly deps: CampaignServiceDeps) {
     this.repo = new CampaignsRepo(deps.db);
   }
 
-  create(principal: Principal, body: CreateCampaignBody): Campaign {
+  /** A future date as stored, or a 400 naming `field`. */
+  private futureDate(value: string, field: string): string {
+    const at = new Date(value);
+    if (at.getTime() <= this.deps.clock.now().getTime()) throw badRequest(`invalid body: ${field} must be in the future`);
+    return at.toISOString();
+  }
+
+  /** The templates are checked when saved: a typo is a 400 naming the variable (message-template.ts). */
+  private async validateContent(teamId: string, content: { subject?: string; bodyMarkdown?: string }): Promise<void> {
+    const brand = this.deps.brand.forTeam(teamId);
+    if (content.subject !== undefined) await this.deps.templates.validate("subject", content.subject, brand);
+    if (content.bodyMarkdown !== undefined) await this.deps.templates.validate("bodyMarkdown", content.bodyMarkdown, brand);
+  }
+
+  private assertDomainOfTeam(teamId: string, id: string | null | undefined): void {
+    if (id && !this.repo.sendingDomainStatus(teamId, id)) throw badRequest(`invalid body: sendingDomainId ${id} is not a sending domain of this workspace`);
+  }
+
+  async create(principal: Principal, body: CreateCampaignBody): Promise<Campaign> {
     const now = this.deps.clock.now();
     let scheduledAt: string | null = null;
     if (body.scheduledAt) {
       if (body.type === "lifetime") throw badRequest("invalid body: scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
-      const at = new Date(body.scheduledAt);
-      if (at.getTime() <= now.getTime()) throw badRequest("invalid body: scheduledAt must be in the future");
-      scheduledAt = at.toISOString();
+      scheduledAt = this.futureDate(body.scheduledAt, "scheduledAt");
     }
+    await this.validateContent(principal.teamId, { subject: body.subject, bodyMarkdown: body.bodyMarkdown });
+    this.assertDomainOfTeam(principal.teamId, body.sendingDomainId);
     const stamp = now.toISOString();
     const row: CampaignRow = {
       id: newId("cmp"),
@@ -79,6 +125,10 @@ export class CampaignService {
       sent_at: null,
       created_at: stamp,
       updated_at: stamp,
+      body_markdown: body.bodyMarkdown ?? "",
+      sending_domain_id: body.sendingDomainId ?? null,
+      launched_at: null,
+      audience: null,
     };
     this.deps.db.transaction(() => this.repo.insert(row)).immediate();
     return toCampaign(row);
@@ -86,6 +136,127 @@ export class CampaignService {
 
   get(principal: Principal, id: string): Campaign {
     return toCampaign(this.row(principal.teamId, id));
+  }
+
+  /** Endpoint 4 with the addition: how many executions are in each status. */
+  detail(principal: Principal, id: string): { campaign: Campaign; executionCounts: ExecutionCounts } {
+    const row = this.row(principal.teamId, id);
+    const counts = Object.fromEntries(ExecutionStatus.options.map((s) => [s, 0])) as ExecutionCounts;
+    for (const { status, n } of this.repo.executionCounts(row.id)) counts[status] = n;
+    return { campaign: toCampaign(row), executionCounts: counts };
+  }
+
+  /** `PATCH /api/v1/campaigns/{id}`: a campaign not yet launched (one-time) or a draft (lifetime); 409 otherwise. */
+  async update(principal: Principal, id: string, body: UpdateCampaignBody): Promise<Campaign> {
+    const current = this.row(principal.teamId, id);
+    const changes: CampaignChanges = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.subject !== undefined) changes.subject = body.subject;
+    if (body.bodyMarkdown !== undefined) changes.body_markdown = body.bodyMarkdown;
+    if (body.sendingDomainId !== undefined) {
+      this.assertDomainOfTeam(principal.teamId, body.sendingDomainId);
+      changes.sending_domain_id = body.sendingDomainId;
+    }
+    if (body.scheduledAt !== undefined) {
+      if (current.type === "lifetime") throw badRequest("invalid body: scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
+      changes.scheduled_at = body.scheduledAt === null ? null : this.futureDate(body.scheduledAt, "scheduledAt");
+      changes.status = changes.scheduled_at ? "scheduled" : "draft";
+    }
+    await this.validateContent(principal.teamId, { subject: body.subject, bodyMarkdown: body.bodyMarkdown });
+    const stamp = this.deps.clock.now().toISOString();
+    const updated = this.deps.db.transaction(() => this.repo.updateEditable(principal.teamId, id, changes, stamp)).immediate();
+    if (!updated) {
+      const now = this.row(principal.teamId, id);
+      throw conflict(`campaign ${id} is ${now.status}${now.launched_at ? ` (launched ${now.launched_at})` : ""}: only a draft can be edited`);
+    }
+    return toCampaign(updated);
+  }
+
+  /**
+   * What a campaign needs before anything is sent: content, a verified sending domain of
+   * the workspace (the campaign's, else the workspace's default) and the brand's postal
+   * address. 409 naming what is missing. Returns the domain to send from.
+   */
+  private assertSendable(teamId: string, campaign: CampaignRow): string {
+    if (campaign.body_markdown.trim() === "") throw conflict(`campaign ${campaign.id} has no body yet: set bodyMarkdown first`);
+    const domainId = campaign.sending_domain_id ?? this.deps.sendingDomains.defaultDomainId(teamId);
+    if (!domainId) throw conflict("no sending domain is verified in this workspace: add one, publish its records and verify it, then set sendingDomainId");
+    const domain = this.repo.sendingDomainStatus(teamId, domainId);
+    if (!domain) throw conflict(`the campaign's sending domain ${domainId} was removed: choose another sendingDomainId`);
+    if (domain.status !== "verified") throw conflict(`the sending domain ${domain.domain} is ${domain.status}, not verified: only verified domains send`);
+    const brand = this.deps.brand.forTeam(teamId);
+    if (!brand.postalAddress?.trim()) {
+      throw conflict("the brand settings have no postalAddress: every message carries the sender's postal address (CAN-SPAM); set it with PATCH /api/v1/settings/brand");
+    }
+    return domainId;
+  }
+
+  /**
+   * `POST /api/v1/campaigns/{id}/launch`: one execution per matching contact (active, any of
+   * the tags, not suppressed), due at `scheduledAt` or now, in one transaction with the
+   * campaign's move to `scheduled` or `sending`. Once only (409 after).
+   */
+  launch(principal: Principal, id: string, body: LaunchBody): { campaign: Campaign; queued: number } {
+    const teamId = principal.teamId;
+    const now = this.deps.clock.now();
+    const at = body.scheduledAt ? this.futureDate(body.scheduledAt, "scheduledAt") : null;
+    const tags = [...new Set(body.tags ?? [])];
+    return this.deps.db
+      .transaction(() => {
+        const campaign = this.row(teamId, id);
+        if (campaign.type !== "one-time") throw conflict("the launch endpoint does not accept a lifetime campaign");
+        if (campaign.launched_at) throw conflict(`campaign ${id} was launched at ${campaign.launched_at}: a campaign is launched once`);
+        const domainId = this.assertSendable(teamId, campaign);
+        const contactIds = this.repo.launchableContacts(teamId, tags);
+        if (contactIds.length === 0) {
+          throw conflict(`no contact matches${tags.length ? ` the tags ${tags.join(", ")}` : ""}: only active contacts that did not unsubscribe or bounce are sent to`);
+        }
+        // A date set at creation that has passed meanwhile means now.
+        const stored = campaign.scheduled_at && new Date(campaign.scheduled_at) > now ? campaign.scheduled_at : null;
+        const due = at ?? stored ?? now.toISOString();
+        const stamp = now.toISOString();
+        const rows: NewExecution[] = contactIds.map((contactId) => ({
+          id: newId("exe"),
+          campaign_id: id,
+          team_id: teamId,
+          contact_id: contactId,
+          step: FIRST_STEP,
+          status: "pending",
+          not_before: due,
+          created_at: stamp,
+          updated_at: stamp,
+        }));
+        this.repo.insertExecutions(rows);
+        if (!campaign.sending_domain_id) this.repo.updateEditable(teamId, id, { sending_domain_id: domainId }, stamp);
+        const audience = JSON.stringify({ tags, statuses: ["active"] });
+        const launched = this.repo.markLaunched(teamId, id, due > stamp ? "scheduled" : "sending", due, audience, stamp);
+        if (!launched) throw conflict(`campaign ${id} was launched meanwhile`);
+        return { campaign: toCampaign(launched), queued: rows.length };
+      })
+      .immediate();
+  }
+
+  /** One contact's message as the campaign would send it now. */
+  async preview(principal: Principal, id: string, contactId: string): Promise<MessagePreview> {
+    const campaign = this.row(principal.teamId, id);
+    const contact = this.deps.contacts.get(principal.teamId, contactId);
+    const domainId = campaign.sending_domain_id ?? this.deps.sendingDomains.defaultDomainId(principal.teamId);
+    const sender = domainId ? this.deps.sendingDomains.sender(principal.teamId, domainId) : undefined;
+    const message = await this.deps.messages().build({
+      campaign,
+      executionId: "exe_preview",
+      contact,
+      sender: sender ?? { domain: "example.invalid", senderEmail: "sender@example.invalid", senderName: "(no sending domain yet)" },
+      brand: this.deps.brand.forTeam(principal.teamId),
+    });
+    return {
+      from: `${message.from.name} <${message.from.address}>`,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      headers: { ...message.headers, "Message-ID": message.messageId, "Return-Path": `<${message.envelope.from}>` },
+    };
   }
 
   list(principal: Principal, query: ListCampaignsQuery) {
@@ -150,7 +321,8 @@ export class CampaignService {
           team_id: principal.teamId,
           contact_id: contactId,
           step: FIRST_STEP,
-          status: "queued",
+          status: "pending",
+          not_before: stamp,
           created_at: stamp,
           updated_at: stamp,
         });

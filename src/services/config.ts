@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { RelaySettings } from "../providers/smtp/relay.js";
 
 /**
  * The server's settings, read once from the environment (docs/self-hosting.md, "Settings
@@ -46,7 +47,21 @@ export interface ServerConfig {
   emailDnsCheck: boolean;
   /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
   proxy: { http?: string; https?: string; noProxy: string[] };
+  /** The SMTP relay campaigns are delivered through (`OUTREACH_SMTP_URL`); unset: nothing is delivered. */
+  smtp?: SmtpSettings;
+  /** Where recipients reach this server (`OUTREACH_PUBLIC_URL`, no trailing slash): unsubscribe links. */
+  publicUrl?: string;
+  /** Messages per minute per sending domain (`OUTREACH_SEND_PER_MINUTE`); 0: no limit. */
+  sendPerMinute: number;
+  /** Messages per minute from one sending domain to one recipient domain; 0: no limit. */
+  sendPerRecipientDomainPerMinute: number;
 }
+
+/**
+ * An SMTP relay from `smtp://user:pass@host:port` or `smtps://…` (TLS from the start), with
+ * the connections kept open to it (`OUTREACH_SMTP_CONNECTIONS`).
+ */
+export type SmtpSettings = Pick<RelaySettings, "host" | "port" | "secure" | "user" | "pass" | "connections">;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -129,13 +144,52 @@ function hostName(value: string, name: string): string {
   return value.toLowerCase();
 }
 
+function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
+  const raw = env.OUTREACH_SMTP_URL?.trim();
+  const connections = integer(env, "OUTREACH_SMTP_CONNECTIONS", 3, 1, 50);
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`OUTREACH_SMTP_URL must be a URL such as smtp://user:pass@relay.example:587 (got ${JSON.stringify(raw.replace(/\/\/[^@/]*@/, "//…@"))})`);
+  }
+  if ((url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname || (url.pathname !== "" && url.pathname !== "/")) {
+    throw new ConfigError("OUTREACH_SMTP_URL must be smtp://[user:pass@]host[:port] or smtps://… (TLS from the start)");
+  }
+  const secure = url.protocol === "smtps:";
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    user: url.username ? decodeURIComponent(url.username) : undefined,
+    pass: url.password ? decodeURIComponent(url.password) : undefined,
+    connections,
+  };
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.OUTREACH_PUBLIC_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`OUTREACH_PUBLIC_URL must be the URL recipients reach this server at, such as https://outreach.example.com (got ${JSON.stringify(raw)})`);
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash || url.username) {
+    throw new ConfigError(`OUTREACH_PUBLIC_URL must be an http(s) URL without query, fragment or credentials (got ${JSON.stringify(raw)})`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
   if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
     throw new ConfigError(`OUTREACH_ENRICH must be 0 or 1 (got ${JSON.stringify(env.OUTREACH_ENRICH)})`);
   }
   const bounceHost = hostName(env.OUTREACH_BOUNCE_HOST?.trim().replace(/\.$/, "") || "bounces.outreach.localhost", "OUTREACH_BOUNCE_HOST");
-  return {
+  const config: ServerConfig = {
     rateLimitPerMinute: integer(env, "OUTREACH_RATE_LIMIT", 120, 0, 1_000_000),
     enrich: !["0", "false", "off", "no"].includes(enrichRaw),
     enrichBudgetMs: integer(env, "OUTREACH_ENRICH_BUDGET_MS", 8000, 100, 600_000),
@@ -158,5 +212,13 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     trustedProxies: list(env.OUTREACH_TRUSTED_PROXIES).map((v) => cidr(v, "OUTREACH_TRUSTED_PROXIES")),
     emailDnsCheck: flag(env, "OUTREACH_EMAIL_DNS_CHECK", true),
     proxy: { http: proxyVariable(env, "HTTP_PROXY"), https: proxyVariable(env, "HTTPS_PROXY"), noProxy: list(env.NO_PROXY ?? env.no_proxy) },
+    smtp: smtpSettings(env),
+    publicUrl: publicUrl(env),
+    sendPerMinute: integer(env, "OUTREACH_SEND_PER_MINUTE", 20, 0, 1_000_000),
+    sendPerRecipientDomainPerMinute: integer(env, "OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE", 5, 0, 1_000_000),
   };
+  if (config.smtp && !config.publicUrl) {
+    throw new ConfigError("OUTREACH_PUBLIC_URL must be set with OUTREACH_SMTP_URL: every message's unsubscribe link points to it (e.g. https://outreach.example.com)");
+  }
+  return config;
 }

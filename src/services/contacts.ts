@@ -198,6 +198,11 @@ export class ContactService {
   }
 
   /** Endpoint 11. Another workspace's contact is a 404, as an unknown one. */
+  /** A stored contact's email, decrypted (the delivery reads rows it has already filtered). */
+  emailOf(row: ContactRow): string {
+    return this.cipher.decryptEmail(row, row.team_id);
+  }
+
   get(teamId: string, id: string): Contact {
     const row = this.repo.byId(teamId, id);
     if (!row) throw notFound(`contact ${id} not found`);

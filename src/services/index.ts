@@ -21,6 +21,14 @@ import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService, sendingDomainsColumnSet } from "./sending-domains.js";
 import { TeamApiKeyService } from "./team-api-keys.js";
 import { TeamService } from "./teams.js";
+import { BounceService } from "./bounces.js";
+import { DeliveryService, type DeliveryHooks } from "./delivery.js";
+import { MessageTemplates } from "./message-template.js";
+import { OutgoingMessages } from "./outgoing-message.js";
+import { SuppressionList, suppressionsColumnSet } from "./suppressions.js";
+import { UnsubscribeService } from "./unsubscribe.js";
+import { instanceSecretsColumnSet, UnsubscribeTokens } from "./unsubscribe-tokens.js";
+import type { Relay } from "../providers/smtp/relay.js";
 
 export type { ServiceDeps } from "./deps.js";
 
@@ -50,6 +58,41 @@ export interface Services {
   contacts: ContactService;
   /** Registry of encrypted columns and the re-encryption of `outreach admin keys rotate`. */
   keyRotation: KeyRotationService;
+  /** Campaign content: Liquid templates checked at save time, rendered per contact. */
+  templates: MessageTemplates;
+  /** Messages as they are sent (and previewed). */
+  messages: OutgoingMessages;
+  suppressions: SuppressionList;
+  unsubscribe: UnsubscribeService;
+}
+
+/**
+ * The delivery loop of a data directory (`serve` with OUTREACH_SMTP_URL, `deliver`): built
+ * apart from the request services since it needs a relay and a log.
+ */
+export function createDelivery(services: Services, options: { relay: Relay; log: (line: string) => void; hooks?: DeliveryHooks; pid?: number; processAlive?: (pid: number) => boolean; concurrency?: number; batchSize?: number }): DeliveryService {
+  const { db, clock, config } = services.deps;
+  return new DeliveryService({
+    db,
+    clock,
+    config,
+    keys: services.keys,
+    contacts: services.contacts,
+    brand: services.brand,
+    plans: services.plans,
+    sendingDomains: services.sendingDomains,
+    suppressions: services.suppressions,
+    messages: services.messages,
+    concurrency: options.concurrency ?? config.smtp?.connections,
+    batchSize: options.batchSize ?? (config.smtp ? config.smtp.connections * 4 : undefined),
+    ...options,
+  });
+}
+
+/** The handler of delivery status notifications (`serve --smtp-port`). */
+export function createBounces(services: Services, log: (line: string) => void): BounceService {
+  const { db, clock } = services.deps;
+  return new BounceService({ db, clock, contacts: services.contacts, suppressions: services.suppressions, log });
 }
 
 /**
@@ -69,11 +112,20 @@ export function createServices(deps: ServiceDeps): Services {
   const keyRotation = new KeyRotationService({ db });
   keyRotation.register(contactsColumnSet(db));
   keyRotation.register(sendingDomainsColumnSet());
+  keyRotation.register(suppressionsColumnSet(db));
+  keyRotation.register(instanceSecretsColumnSet());
   const sendingDomains = new SendingDomainService({ db, clock, config, dkimKeys: deps.dkimKeys, plans, keys });
-  const campaigns = new CampaignService({ db, clock });
+  const brand = new BrandService({ db, clock });
+  const templates = new MessageTemplates();
+  const tokens = new UnsubscribeTokens({ db, keys });
+  const suppressions = new SuppressionList({ db, keys });
+  // Without OUTREACH_PUBLIC_URL nothing is delivered (the config refuses OUTREACH_SMTP_URL
+  // without it); previews then show links to the default local address.
+  const messages = new OutgoingMessages({ templates, tokens, publicUrl: config.publicUrl ?? "http://127.0.0.1:8787" });
+  const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages });
+  const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
-  const brand = new BrandService({ db, clock });
   const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
@@ -103,5 +155,9 @@ export function createServices(deps: ServiceDeps): Services {
     geocoder,
     leadEnricher,
     leadSearch,
+    templates,
+    messages,
+    suppressions,
+    unsubscribe,
   };
 }

@@ -11,6 +11,8 @@ export interface EffectiveLimits {
   /** Contacts in the workspace; null: unlimited. */
   maxContacts: number | null;
   customSender: boolean;
+  /** Messages handed to the relay per UTC day; null: unlimited. */
+  dailySends: number | null;
 }
 
 /** Overrides are stored as NULL (use the plan), -1 (unlimited) or a number. */
@@ -38,13 +40,14 @@ export class PlanService {
       dailySearches: p.daily_searches,
       maxContacts: p.max_contacts,
       customSender: p.custom_sender === 1,
+      dailySends: p.daily_sends,
     }));
   }
 
   /** Create a plan or change its defaults; a limit of null means unlimited. */
   set(
     name: string,
-    change: { dailySearches?: number | null; maxContacts?: number | null; customSender?: boolean },
+    change: { dailySearches?: number | null; maxContacts?: number | null; customSender?: boolean; dailySends?: number | null },
   ): Omit<EffectiveLimits, "plan"> & { name: string } {
     if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(name)) throw badRequest("plan names are lower-case letters, digits and dashes (at most 40)");
     const current = this.plans.byName(name);
@@ -53,6 +56,7 @@ export class PlanService {
       daily_searches: change.dailySearches !== undefined ? change.dailySearches : (current?.daily_searches ?? null),
       max_contacts: change.maxContacts !== undefined ? change.maxContacts : (current?.max_contacts ?? null),
       custom_sender: change.customSender !== undefined ? (change.customSender ? 1 : 0) : (current?.custom_sender ?? 0),
+      daily_sends: change.dailySends !== undefined ? change.dailySends : (current?.daily_sends ?? null),
     });
     return this.all().find((p) => p.name === name)!;
   }
@@ -80,6 +84,7 @@ export class PlanService {
       dailySearches: applyOverride(plan.daily_searches, team.daily_searches_override),
       maxContacts: applyOverride(plan.max_contacts, team.max_contacts_override),
       customSender: plan.custom_sender === 1,
+      dailySends: plan.daily_sends,
     };
   }
 }

@@ -192,6 +192,17 @@ export class SendingDomainService {
     return { success: true };
   }
 
+  /** The workspace's default sending domain: its oldest verified one (as `defaultDomainId` in the list). */
+  defaultDomainId(teamId: string): string | null {
+    return this.repo.forTeam(teamId).find((d) => d.status === "verified")?.id ?? null;
+  }
+
+  /** Who a domain's messages are from, and whether it may send. */
+  sender(teamId: string, id: string): { domain: string; senderEmail: string; senderName: string; status: SendingDomainRow["status"] } | undefined {
+    const row = this.repo.byIdInTeam(teamId, id);
+    return row && { domain: row.domain, senderEmail: row.sender_email, senderName: row.sender_name, status: row.status };
+  }
+
   /** The decrypted DKIM key of a workspace's domain, for signing outgoing mail. */
   dkimSigningKey(teamId: string, id: string): DkimSigningKey {
     const row = this.repo.byIdInTeam(teamId, id);

@@ -10,6 +10,7 @@ export interface BrandSettingsRow {
   logo_url: string | null;
   /** JSON object text. */
   design_system: string;
+  postal_address: string | null;
   updated_at: string;
 }
 
@@ -23,6 +24,7 @@ const COLUMNS: ReadonlyArray<keyof BrandColumns> = [
   "email_language",
   "logo_url",
   "design_system",
+  "postal_address",
 ];
 
 export class BrandSettingsRepo {

@@ -11,7 +11,14 @@ export interface CampaignRow {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  body_markdown: string;
+  sending_domain_id: string | null;
+  launched_at: string | null;
+  /** JSON `{tags, statuses}` of the launch. */
+  audience: string | null;
 }
+
+export type ExecutionStatusValue = "pending" | "queued" | "sending" | "sent" | "failed" | "cancelled" | "bounced" | "skipped";
 
 export interface ExecutionRow {
   id: string;
@@ -19,10 +26,25 @@ export interface ExecutionRow {
   team_id: string;
   contact_id: string;
   step: number;
-  status: "pending" | "queued" | "sent" | "cancelled" | "failed";
+  status: ExecutionStatusValue;
   created_at: string;
   updated_at: string;
+  not_before: string | null;
+  attempts: number;
+  first_attempt_at: string | null;
+  claimed_by: string | null;
+  message_id: string | null;
+  sent_at: string | null;
+  error: string | null;
+  unconfirmed: number;
+  throttled: number;
 }
+
+/** What a new execution is made of; the delivery columns start empty. */
+export type NewExecution = Pick<ExecutionRow, "id" | "campaign_id" | "team_id" | "contact_id" | "step" | "status" | "not_before" | "created_at" | "updated_at">;
+
+/** The columns a campaign's PATCH may change. */
+export type CampaignChanges = Partial<Pick<CampaignRow, "name" | "subject" | "body_markdown" | "sending_domain_id" | "scheduled_at" | "status">>;
 
 export interface Page<T> {
   rows: T[];
@@ -39,10 +61,82 @@ export class CampaignsRepo {
   insert(row: CampaignRow): void {
     this.db
       .prepare(
-        `INSERT INTO campaigns (id, team_id, name, type, status, subject, scheduled_at, sent_at, created_at, updated_at)
-         VALUES (@id, @team_id, @name, @type, @status, @subject, @scheduled_at, @sent_at, @created_at, @updated_at)`,
+        `INSERT INTO campaigns (id, team_id, name, type, status, subject, scheduled_at, sent_at, created_at, updated_at,
+           body_markdown, sending_domain_id, launched_at, audience)
+         VALUES (@id, @team_id, @name, @type, @status, @subject, @scheduled_at, @sent_at, @created_at, @updated_at,
+           @body_markdown, @sending_domain_id, @launched_at, @audience)`,
       )
       .run(row);
+  }
+
+  /**
+   * Change a campaign that is still editable: a one-time campaign not launched, a lifetime
+   * campaign in draft. Guarded in the statement, so a launch or activation in between
+   * makes it a no-op (undefined).
+   */
+  updateEditable(teamId: string, id: string, changes: CampaignChanges, now: string): CampaignRow | undefined {
+    const columns = Object.keys(changes) as Array<keyof CampaignChanges>;
+    const sets = [...columns.map((c) => `${c} = @${c}`), "updated_at = @now"];
+    return this.db
+      .prepare(
+        `UPDATE campaigns SET ${sets.join(", ")}
+         WHERE id = @id AND team_id = @team_id AND launched_at IS NULL AND (type = 'one-time' OR status = 'draft') RETURNING *`,
+      )
+      .get({ ...changes, now, id, team_id: teamId }) as CampaignRow | undefined;
+  }
+
+  /** Mark a one-time campaign launched (guarded: once). */
+  markLaunched(teamId: string, id: string, status: "scheduled" | "sending", scheduledAt: string, audience: string, now: string): CampaignRow | undefined {
+    return this.db
+      .prepare(
+        `UPDATE campaigns SET status = ?, scheduled_at = ?, launched_at = ?, audience = ?, updated_at = ?
+         WHERE id = ? AND team_id = ? AND type = 'one-time' AND launched_at IS NULL RETURNING *`,
+      )
+      .get(status, scheduledAt, now, audience, now, id, teamId) as CampaignRow | undefined;
+  }
+
+  /**
+   * The contacts a launch queues: active ones of the workspace with any of `tags` (all when
+   * none), not on the suppression list (compared by blind index; the delivery checks again
+   * under every loaded key, for a rotation in progress).
+   */
+  launchableContacts(teamId: string, tags: readonly string[]): string[] {
+    const tagClause = tags.length
+      ? `AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.team_id = c.team_id AND t.contact_id = c.id AND t.tag IN (${placeholders(tags)}))`
+      : "";
+    return (
+      this.db
+        .prepare(
+          `SELECT c.id FROM contacts c WHERE c.team_id = ? AND c.status = 'active' ${tagClause}
+           AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.team_id = c.team_id AND s.email_bidx = c.email_bidx)
+           ORDER BY c.created_at, c.id`,
+        )
+        .pluck()
+        .all(teamId, ...tags) as string[]
+    );
+  }
+
+  insertExecutions(rows: readonly NewExecution[]): void {
+    const insert = this.db.prepare(
+      `INSERT INTO campaign_executions (id, campaign_id, team_id, contact_id, step, status, not_before, created_at, updated_at)
+       VALUES (@id, @campaign_id, @team_id, @contact_id, @step, @status, @not_before, @created_at, @updated_at)`,
+    );
+    for (const row of rows) insert.run(row);
+  }
+
+  /** Executions of a campaign by status. */
+  executionCounts(campaignId: string): Array<{ status: ExecutionStatusValue; n: number }> {
+    return this.db.prepare("SELECT status, count(*) AS n FROM campaign_executions WHERE campaign_id = ? GROUP BY status").all(campaignId) as Array<{
+      status: ExecutionStatusValue;
+      n: number;
+    }>;
+  }
+
+  /** A sending domain of the workspace: its status, or undefined. */
+  sendingDomainStatus(teamId: string, id: string): { domain: string; status: string } | undefined {
+    return this.db.prepare("SELECT domain, status FROM sending_domains WHERE id = ? AND team_id = ?").get(id, teamId) as
+      | { domain: string; status: string }
+      | undefined;
   }
 
   /** Scoped by workspace: another workspace's id reads as unknown. */
@@ -101,15 +195,16 @@ export class CampaignsRepo {
 
   /**
    * Queue a contact for a step, at most once: a new row, or a cancelled one re-queued (it
-   * was never sent). A queued, sent or failed row is left as it is. `created` says whether
+   * was never sent). A row in any other status is left as it is. `created` says whether
    * this call queued it.
    */
-  queueExecution(row: ExecutionRow): { execution: ExecutionRow; created: boolean } {
+  queueExecution(row: NewExecution): { execution: ExecutionRow; created: boolean } {
     const inserted = this.db
       .prepare(
-        `INSERT INTO campaign_executions (id, campaign_id, team_id, contact_id, step, status, created_at, updated_at)
-         VALUES (@id, @campaign_id, @team_id, @contact_id, @step, @status, @created_at, @updated_at)
-         ON CONFLICT (campaign_id, contact_id, step) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at
+        `INSERT INTO campaign_executions (id, campaign_id, team_id, contact_id, step, status, not_before, created_at, updated_at)
+         VALUES (@id, @campaign_id, @team_id, @contact_id, @step, @status, @not_before, @created_at, @updated_at)
+         ON CONFLICT (campaign_id, contact_id, step) DO UPDATE SET status = excluded.status, not_before = excluded.not_before,
+           error = NULL, throttled = 0, updated_at = excluded.updated_at
          WHERE campaign_executions.status = 'cancelled'
          RETURNING *`,
       )

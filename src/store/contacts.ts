@@ -9,7 +9,7 @@ export interface ContactRow {
   name_ct: string;
   phone_ct: string | null;
   description: string | null;
-  status: "active" | "unsubscribed";
+  status: "active" | "unsubscribed" | "bounced";
   tags: string;
   key_id: string;
   created_at: string;

@@ -5,6 +5,8 @@ export interface PlanRow {
   daily_searches: number | null;
   max_contacts: number | null;
   custom_sender: number;
+  /** Messages a workspace may hand to the relay per UTC day; NULL: unlimited. */
+  daily_sends: number | null;
 }
 
 export class PlansRepo {
@@ -25,9 +27,10 @@ export class PlansRepo {
   upsert(row: PlanRow): void {
     this.db
       .prepare(
-        `INSERT INTO plans (name, daily_searches, max_contacts, custom_sender) VALUES (@name, @daily_searches, @max_contacts, @custom_sender)
+        `INSERT INTO plans (name, daily_searches, max_contacts, custom_sender, daily_sends)
+         VALUES (@name, @daily_searches, @max_contacts, @custom_sender, @daily_sends)
          ON CONFLICT(name) DO UPDATE SET daily_searches = excluded.daily_searches, max_contacts = excluded.max_contacts,
-           custom_sender = excluded.custom_sender`,
+           custom_sender = excluded.custom_sender, daily_sends = excluded.daily_sends`,
       )
       .run(row);
   }

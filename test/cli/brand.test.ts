@@ -8,13 +8,13 @@ import { localCli } from "../helpers/local-cli.js";
 describe("outreach brand", () => {
   it("sets fields from flags and shows them, piped", async () => {
     const cli = await localCli();
-    const set = await cli.run(["brand", "set", "--name", "Acme Dental", "--email", "hello@acme.example", "--language", "de-ch"]);
+    const set = await cli.run(["brand", "set", "--name", "Acme Dental", "--email", "hello@acme.example", "--language", "de-ch", "--postal-address", "12 Main Street\\nSpringfield"]);
     expect(set.code).toBe(0);
     expect(set.stdout).toContain("name\tAcme Dental\n");
     expect(set.stdout).toContain("language\tde-CH\n");
     const show = await cli.run(["brand", "show"]);
     expect(show.stdout).toBe(
-      "name\tAcme Dental\ndescription\t\nemail\thello@acme.example\nwebsite\t\nlanguage\tde-CH\nlogo\t\ndesign system\t(empty)\n",
+      "name\tAcme Dental\ndescription\t\nemail\thello@acme.example\nwebsite\t\nlanguage\tde-CH\nlogo\t\ndesign system\t(empty)\npostal address\t12 Main Street, Springfield\n",
     );
   });
 

@@ -66,14 +66,14 @@ describe("outreach campaigns", () => {
     const key = (await cli.run(["keys", "create", "--name", "hook"])).stdout.trim();
     const first = await cli.run(["campaigns", "trigger", campaign.id, "--contact", contactId, "--api-key", key]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^exe_\\w+\\t${contactId}\\t0\\tqueued\\t`));
+    expect(first.stdout).toMatch(new RegExp(`^exe_\\w+\\t${contactId}\\t0\\tpending\\t`));
     expect(first.stderr).toContain("queued");
 
     const again = await runCli(["campaigns", "trigger", campaign.id, "--contact", contactId, "--json"], { env: { ...cli.env, OUTREACH_API_KEY: key } });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).created).toBe(false);
 
-    const executions = await cli.run(["campaigns", "executions", campaign.id, "--status", "queued"]);
+    const executions = await cli.run(["campaigns", "executions", campaign.id, "--status", "pending"]);
     expect(executions.stdout.trim().split("\n")).toHaveLength(1);
 
     const wrong = await cli.run(["campaigns", "trigger", campaign.id, "--contact", contactId, "--api-key", "otr_key_notreal"]);
@@ -84,7 +84,7 @@ describe("outreach campaigns", () => {
     const instance = createTestInstance();
     const server = await startTestServer(instance.services);
     const owner = instance.services.auth.authenticate(`Bearer ${instance.token}`);
-    const campaign = instance.services.campaigns.create(owner, { name: "Drip", type: "lifetime", subject: "Hi" });
+    const campaign = await instance.services.campaigns.create(owner, { name: "Drip", type: "lifetime", subject: "Hi" });
     instance.services.campaigns.changeLifecycle(owner, campaign.id, { status: "active" });
     const contactId = insertContact(instance.services, instance.teamId);
     const { key } = instance.services.teamApiKeys.create(owner, { name: "ci", scopes: ["campaigns:trigger"] });
@@ -92,7 +92,7 @@ describe("outreach campaigns", () => {
       env: { OUTREACH_BASE_URL: server.url, OUTREACH_API_KEY: key },
     });
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ created: true, execution: { campaignId: campaign.id, contactId, status: "queued" } });
+    expect(JSON.parse(res.stdout)).toMatchObject({ created: true, execution: { campaignId: campaign.id, contactId, status: "pending" } });
   });
 
   it("exits 3 for an unknown campaign and 2 for bad flags", async () => {

@@ -165,9 +165,9 @@ describe("admin commands", () => {
     expect((await admin("teams", "set-plan", "--team", "bob-co", "--plan", "pro", "--daily-searches", "7")).stderr).toMatch(/daily searches 7, contacts 50000/);
     expect((await admin("teams", "set-plan", "--team", "bob-co", "--plan", "gold")).code).toBe(2);
     expect((await admin("teams", "set-plan", "--team", "nope", "--plan", "pro")).code).toBe(3);
-    expect((await admin("plans", "set", "free", "--daily-searches", "40")).code).toBe(0);
+    expect((await admin("plans", "set", "free", "--daily-searches", "40", "--daily-sends", "250")).stderr).toMatch(/daily sends 250/);
     const plans = await admin("plans", "list", "--json");
-    expect(JSON.parse(plans.stdout)).toContainEqual({ name: "free", dailySearches: 40, maxContacts: 1000, customSender: false });
+    expect(JSON.parse(plans.stdout)).toContainEqual({ name: "free", dailySearches: 40, maxContacts: 1000, customSender: false, dailySends: 250 });
     const token = await admin("tokens", "create", "--email", "bob@example.com");
     expect(token.stdout.trim()).toMatch(/^otr_pat_/);
 

@@ -68,8 +68,11 @@ function matches(expected: Expected, status: number | null): boolean {
 }
 
 describe("no request body, of any size, shape or encoding, ends the server", () => {
-  it("sends every oversized and malformed body kind to every body endpoint, with a member's token and a trigger-only key, and /healthz still answers", async () => {
-    expect(BODY_ENDPOINTS).toHaveLength(12);
+  // Four process start-ups and every body kind × endpoint × credential: its work grows with
+  // each endpoint that takes a body (14 with sending), and passed 30 s on a loaded 2-core machine.
+  it("sends every oversized and malformed body kind to every body endpoint, with a member's token and a trigger-only key, and /healthz still answers", { timeout: 90_000 }, async () => {
+    // 12, then the campaign PATCH and launch of sending.
+    expect(BODY_ENDPOINTS).toHaveLength(14);
     const env = cliEnv();
     const dataDir = tempDir();
     const init = await runBin(["init", "--data-dir", dataDir, "--name", "Ada", "--email", "ada@example.com", "--team", "Acme", "--json"], env);

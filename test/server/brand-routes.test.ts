@@ -31,6 +31,7 @@ describe("brand settings over a real socket", () => {
       logoUrl: null,
       brandDesignSystem: {},
       brandDesignMarkdown: "# Brand style guide\n\nNo brand settings yet.\n",
+      postalAddress: null,
     });
   });
 

@@ -54,14 +54,18 @@ describe("campaign routes over a real socket", () => {
       type: "lifetime",
       status: "draft",
       subject: "Welcome to Acme",
+      bodyMarkdown: "",
+      sendingDomainId: null,
       scheduledAt: null,
       sentAt: null,
+      launchedAt: null,
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:00:00.000Z",
     });
     const read = await server.request(`/api/v1/campaigns/${campaign.id}`, { token: instance.token });
     expect(read.status).toBe(200);
-    expect(await read.json()).toEqual({ campaign });
+    const counts = { pending: 0, queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0, bounced: 0, skipped: 0 };
+    expect(await read.json()).toEqual({ campaign, executionCounts: counts });
   });
 
   it("schedules a one-time campaign with a future date, normalised to UTC", async () => {
@@ -145,7 +149,7 @@ describe("campaign routes over a real socket", () => {
     instance.clock.advance(60_000);
     const res = await lifecycle(server, instance.token, id, { status: "active" });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(before);
+    expect(await res.json()).toEqual({ campaign: before.campaign });
   });
 
   it("lets exactly one of two conflicting transitions win when both are sent at once", async () => {
@@ -200,7 +204,13 @@ describe("lifetime triggers", () => {
         campaignId: id,
         contactId,
         step: 0,
-        status: "queued",
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: "2026-11-22T10:00:00.000Z",
+        messageId: null,
+        sentAt: null,
+        error: null,
+        unconfirmed: false,
         createdAt: "2026-11-22T10:00:00.000Z",
         updatedAt: "2026-11-22T10:00:00.000Z",
       },
@@ -223,7 +233,7 @@ describe("lifetime triggers", () => {
     expect((await trigger(server, key, id, contactId)).status).toBe(409);
     await lifecycle(server, instance.token, id, { status: "active" });
     const requeued = await (await trigger(server, key, id, contactId)).json();
-    expect(requeued).toMatchObject({ created: true, execution: { id: queued.id, status: "queued" } });
+    expect(requeued).toMatchObject({ created: true, execution: { id: queued.id, status: "pending" } });
     const count = instance.services.deps.db.prepare("SELECT count(*) AS n FROM campaign_executions WHERE campaign_id = ?").get(id) as { n: number };
     expect(count.n).toBe(1);
   });

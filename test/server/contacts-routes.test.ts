@@ -67,7 +67,7 @@ describe("contact routes over a real socket", () => {
     [{ email: "a@x.io", name: "X", tags: ["a,b"] }, /invalid body: tags\[0\] must not contain commas/],
     [{ email: "a@x.io", name: "X", tags: ["t".repeat(65)] }, /invalid body: tags\[0\] must be at most 64/],
     [{ email: "a@x.io", name: "X", tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /invalid body: tags must have at most 50 items/],
-    [{ email: "a@x.io", name: "X", status: "bounced" }, /invalid body: status must be one of "active", "unsubscribed"/],
+    [{ email: "a@x.io", name: "X", status: "spam" }, /invalid body: status must be one of "active", "unsubscribed", "bounced"/],
     [{ email: "a@x.io", name: "X", company: "Acme" }, /invalid body: company is not a known field/],
   ])("answers 400 naming the field (case %#)", async (json, message) => {
     const { add, t } = await setup();

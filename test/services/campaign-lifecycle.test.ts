@@ -18,8 +18,8 @@ function setup(): { instance: TestInstance; principal: Principal } {
 }
 
 /** A lifetime campaign put straight into `status` (the table under test is the lifecycle, not its history). */
-function campaignIn(instance: TestInstance, principal: Principal, status: LifetimeStatus): string {
-  const campaign = instance.services.campaigns.create(principal, { name: "Welcome", type: "lifetime", subject: "Hello" });
+async function campaignIn(instance: TestInstance, principal: Principal, status: LifetimeStatus): Promise<string> {
+  const campaign = await instance.services.campaigns.create(principal, { name: "Welcome", type: "lifetime", subject: "Hello" });
   instance.services.deps.db.prepare("UPDATE campaigns SET status = ? WHERE id = ?").run(status, campaign.id);
   return campaign.id;
 }
@@ -54,9 +54,9 @@ describe("lifetime campaign lifecycle", () => {
   for (const from of STATUSES) {
     for (const to of TARGETS) {
       const verdict = from === to ? "keeps" : LEGAL.has(`${from}>${to}`) ? "moves" : "refuses";
-      it(`${verdict} ${from} → ${to}`, () => {
+      it(`${verdict} ${from} → ${to}`, async () => {
         const { instance, principal } = setup();
-        const id = campaignIn(instance, principal, from);
+        const id = await campaignIn(instance, principal, from);
         const before = instance.services.campaigns.get(principal, id);
         instance.clock.advance(1000);
         if (verdict === "refuses") {
@@ -86,9 +86,9 @@ describe("lifetime campaign lifecycle", () => {
   }
 
   for (const to of ["paused", "archived"] as const) {
-    it(`cancels pending and queued executions, and only those, when moving active → ${to}`, () => {
+    it(`cancels pending and queued executions, and only those, when moving active → ${to}`, async () => {
       const { instance, principal } = setup();
-      const id = campaignIn(instance, principal, "active");
+      const id = await campaignIn(instance, principal, "active");
       const contacts = seedExecutions(instance, id);
       instance.services.campaigns.changeLifecycle(principal, id, { status: to });
       expect(executionStatuses(instance, id)).toEqual({
@@ -101,18 +101,18 @@ describe("lifetime campaign lifecycle", () => {
     });
   }
 
-  it("cancels open executions when archiving a paused campaign", () => {
+  it("cancels open executions when archiving a paused campaign", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "paused");
+    const id = await campaignIn(instance, principal, "paused");
     const contacts = seedExecutions(instance, id);
     instance.services.campaigns.changeLifecycle(principal, id, { status: "archived" });
     expect(executionStatuses(instance, id)[contacts.queued!]).toBe("cancelled");
     expect(executionStatuses(instance, id)[contacts.pending!]).toBe("cancelled");
   });
 
-  it("leaves executions alone when activating, and does not re-queue cancelled ones on resume", () => {
+  it("leaves executions alone when activating, and does not re-queue cancelled ones on resume", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "paused");
+    const id = await campaignIn(instance, principal, "paused");
     const before = seedExecutions(instance, id);
     instance.services.campaigns.changeLifecycle(principal, id, { status: "active" });
     expect(executionStatuses(instance, id)).toEqual({
@@ -124,9 +124,9 @@ describe("lifetime campaign lifecycle", () => {
     });
   });
 
-  it("rolls the status change back when cancelling the executions fails half-way", () => {
+  it("rolls the status change back when cancelling the executions fails half-way", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "active");
+    const id = await campaignIn(instance, principal, "active");
     const contacts = seedExecutions(instance, id);
     const db = instance.services.deps.db;
     db.exec(`CREATE TEMP TRIGGER fail_cancel BEFORE UPDATE OF status ON campaign_executions
@@ -137,35 +137,35 @@ describe("lifetime campaign lifecycle", () => {
     expect(executionStatuses(instance, id)[contacts.queued!]).toBe("queued");
   });
 
-  it("refuses lifecycle changes of one-time campaigns with 409", () => {
+  it("refuses lifecycle changes of one-time campaigns with 409", async () => {
     const { instance, principal } = setup();
-    const campaign = instance.services.campaigns.create(principal, { name: "News", type: "one-time", subject: "November" });
+    const campaign = await instance.services.campaigns.create(principal, { name: "News", type: "one-time", subject: "November" });
     expect(() => instance.services.campaigns.changeLifecycle(principal, campaign.id, { status: "active" })).toThrow(
       "lifecycle applies to lifetime campaigns",
     );
   });
 
-  it("refuses a move whose expectedStatus no longer holds, naming the current status", () => {
+  it("refuses a move whose expectedStatus no longer holds, naming the current status", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "paused");
+    const id = await campaignIn(instance, principal, "paused");
     expect(() => instance.services.campaigns.changeLifecycle(principal, id, { status: "archived", expectedStatus: "active" })).toThrow(
       `campaign ${id} is paused, not active as expected`,
     );
     expect(statusOf(instance, id)).toBe("paused");
   });
 
-  it("the guarded UPDATE changes nothing when the status moved since it was read", () => {
+  it("the guarded UPDATE changes nothing when the status moved since it was read", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "active");
+    const id = await campaignIn(instance, principal, "active");
     const repo = new CampaignsRepo(instance.services.deps.db);
     // A stale reader still believes the campaign is draft: its guard no longer matches.
     expect(repo.moveStatus(instance.teamId, id, ["draft"], "active", "2026-11-22T11:00:00.000Z")).toBeUndefined();
     expect(repo.moveStatus(instance.teamId, id, ["active"], "paused", "2026-11-22T11:00:00.000Z")?.status).toBe("paused");
   });
 
-  it("answers 404 for another workspace's campaign", () => {
+  it("answers 404 for another workspace's campaign", async () => {
     const { instance, principal } = setup();
-    const id = campaignIn(instance, principal, "draft");
+    const id = await campaignIn(instance, principal, "draft");
     const foreign: Principal = { ...principal, teamId: "team_someoneelse0000" };
     expect(() => instance.services.campaigns.changeLifecycle(foreign, id, { status: "active" })).toThrow(`campaign ${id} not found`);
   });

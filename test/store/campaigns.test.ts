@@ -20,6 +20,10 @@ function setup() {
     sent_at: null,
     created_at: NOW,
     updated_at: NOW,
+    body_markdown: "",
+    sending_domain_id: null,
+    launched_at: null,
+    audience: null,
   };
   repo.insert(campaign);
   return { instance, db, repo, campaign };
@@ -35,7 +39,7 @@ describe("campaign tables", () => {
   it("hold at most one execution per campaign, contact and step, whatever writes it", () => {
     const { instance, db, repo, campaign } = setup();
     const contactId = insertContact(instance.services, instance.teamId);
-    const row = { id: "exe_1", campaign_id: campaign.id, team_id: instance.teamId, contact_id: contactId, step: 0, status: "queued" as const, created_at: NOW, updated_at: NOW };
+    const row = { id: "exe_1", campaign_id: campaign.id, team_id: instance.teamId, contact_id: contactId, step: 0, status: "pending" as const, not_before: NOW, created_at: NOW, updated_at: NOW };
     expect(repo.queueExecution(row).created).toBe(true);
     expect(() =>
       db
@@ -54,7 +58,7 @@ describe("campaign tables", () => {
   it("drop a contact's executions with the contact", () => {
     const { instance, db, repo, campaign } = setup();
     const contactId = insertContact(instance.services, instance.teamId);
-    repo.queueExecution({ id: "exe_1", campaign_id: campaign.id, team_id: instance.teamId, contact_id: contactId, step: 0, status: "queued", created_at: NOW, updated_at: NOW });
+    repo.queueExecution({ id: "exe_1", campaign_id: campaign.id, team_id: instance.teamId, contact_id: contactId, step: 0, status: "pending", not_before: NOW, created_at: NOW, updated_at: NOW });
     db.prepare("DELETE FROM contacts WHERE id = ?").run(contactId);
     expect(repo.executions(campaign.id, undefined, 20, 0).total).toBe(0);
   });

@@ -98,6 +98,7 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
       { header: "DAILY SEARCHES", value: (p) => p.dailySearches ?? "unlimited" },
       { header: "CONTACTS", value: (p) => p.maxContacts ?? "unlimited" },
       { header: "CUSTOM SENDER", value: (p) => (p.customSender ? "yes" : "no") },
+      { header: "DAILY SENDS", value: (p) => p.dailySends ?? "unlimited" },
     ]);
   });
   example(plansList, "outreach admin plans list");
@@ -108,15 +109,20 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
     .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
     .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
-    .action((name: string, options: { dailySearches?: string; maxContacts?: string; customSender?: "yes" | "no" }) => {
+    .option("--daily-sends <n>", "messages a workspace may send per UTC day (a number or 'unlimited')")
+    .action((name: string, options: { dailySearches?: string; maxContacts?: string; customSender?: "yes" | "no"; dailySends?: string }) => {
       const plan = ctx.openInstance().services.plans.set(name, {
         dailySearches: limitFlag("--daily-searches", options.dailySearches),
         maxContacts: limitFlag("--max-contacts", options.maxContacts),
         customSender: options.customSender === undefined ? undefined : options.customSender === "yes",
+        dailySends: limitFlag("--daily-sends", options.dailySends),
       });
-      ctx.info(`plan ${plan.name}: daily searches ${plan.dailySearches ?? "unlimited"}, contacts ${plan.maxContacts ?? "unlimited"}, custom sender ${plan.customSender ? "yes" : "no"}.`);
+      ctx.info(
+        `plan ${plan.name}: daily searches ${plan.dailySearches ?? "unlimited"}, contacts ${plan.maxContacts ?? "unlimited"}, ` +
+          `custom sender ${plan.customSender ? "yes" : "no"}, daily sends ${plan.dailySends ?? "unlimited"}.`,
+      );
     });
-  example(plansSet, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes");
+  example(plansSet, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes --daily-sends 20000");
 
   const tokens = admin.command("tokens").description("personal access tokens");
   const tokensCreate = withJson(

@@ -18,6 +18,7 @@ const FIELDS = {
   language: "emailLanguage",
   "logo-url": "logoUrl",
   "design-system": "brandDesignSystem",
+  "postal-address": "postalAddress",
 } as const;
 type FlagName = keyof typeof FIELDS;
 
@@ -31,6 +32,7 @@ function printBrand(ctx: CommandContext, brand: BrandSettings): void {
     ["language", brand.emailLanguage],
     ["logo", brand.logoUrl],
     ["design system", design.length ? design.join(", ") : "(empty)"],
+    ["postal address", brand.postalAddress?.replace(/\n/g, ", ") ?? null],
   ]);
 }
 
@@ -75,10 +77,11 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       .option("--language <tag>", "email language, a BCP 47 tag (en, de-CH)")
       .option("--logo-url <url>", "logo URL (http or https)")
       .option("--design-system <file>", "JSON file with the design system (colors, typography, voice, logo, spacing…); - for stdin")
+      .option("--postal-address <text>", "the sender's postal address, printed in every message's footer (\\n for a new line)")
       .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--markdown", "print the generated style guide afterwards"),
   ).action(
-    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem", string>> & {
+    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem" | "postalAddress", string>> & {
       clear: string[];
       json?: boolean;
       markdown?: boolean;
@@ -91,13 +94,14 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       if (options.language !== undefined) update.emailLanguage = options.language;
       if (options.logoUrl !== undefined) update.logoUrl = options.logoUrl;
       if (options.designSystem !== undefined) update.brandDesignSystem = await readDesignSystem(ctx, options.designSystem);
+      if (options.postalAddress !== undefined) update.postalAddress = options.postalAddress.replace(/\\n/g, "\n");
       for (const flag of options.clear) {
         if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
         const field = FIELDS[flag as FlagName];
         mutuallyExclusive({ [`--${flag}`]: update[field], [`--clear ${flag}`]: true }, `--clear ${flag} contradicts --${flag}`);
         update[field] = null;
       }
-      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --clear");
+      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --postal-address, --clear");
       const settings = await (await ctx.client()).call("brand.update", { body: update });
       if (options.json) return printJson(ctx.io, settings);
       if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
@@ -109,5 +113,6 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
     'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',
     "outreach brand set --design-system brand.json --markdown",
     "outreach brand set --clear logo-url",
+    'outreach brand set --postal-address "Acme Dental\\n12 Main Street\\nSpringfield, IL 62701"',
   );
 }

@@ -1,10 +1,21 @@
+import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { ApiClient } from "../../client/api-client.js";
 import { RemoteTransport } from "../../client/transports.js";
-import { CampaignStatus, CampaignType, ExecutionStatus, LifetimeStatus, type Campaign, type CampaignExecution } from "../../core/schemas/campaign.js";
+import {
+  CampaignStatus,
+  CampaignType,
+  ExecutionStatus,
+  LifetimeStatus,
+  type Campaign,
+  type CampaignExecution,
+  type ExecutionCounts,
+  type UpdateCampaignBody,
+} from "../../core/schemas/campaign.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { intFlag } from "../flags.js";
+import { readAll } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
 
@@ -18,11 +29,28 @@ function printCampaign(ctx: CommandContext, c: Campaign): void {
     ["type", c.type],
     ["status", c.status],
     ["subject", c.subject],
+    ["sendingDomainId", c.sendingDomainId],
     ["scheduledAt", c.scheduledAt],
+    ["launchedAt", c.launchedAt],
     ["sentAt", c.sentAt],
     ["createdAt", c.createdAt],
     ["updatedAt", c.updatedAt],
   ]);
+}
+
+/** `show`'s line of execution counts: the statuses that have any, in the schema's order. */
+function countsLine(counts: ExecutionCounts): string {
+  const parts = ExecutionStatus.options.filter((s) => counts[s] > 0).map((s) => `${s} ${counts[s]}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+/** `--body-file <file>` (Markdown, a Liquid template; `-` for stdin). */
+async function readBody(ctx: CommandContext, file: string): Promise<string> {
+  try {
+    return file === "-" ? await readAll(ctx.io.stdin) : readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`--body-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
 }
 
 const LIFECYCLE_VERBS = [
@@ -60,9 +88,10 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
 
   const show = withJson(campaigns.command("show").description("show one campaign").argument("<id>", "campaign id")).action(
     async (id: string, options: { json?: boolean }) => {
-      const { campaign } = await (await ctx.client()).call("campaigns.get", { params: { id } });
-      if (options.json) return printJson(ctx.io, { campaign });
-      printCampaign(ctx, campaign);
+      const detail = await (await ctx.client()).call("campaigns.get", { params: { id } });
+      if (options.json) return printJson(ctx.io, detail);
+      printCampaign(ctx, detail.campaign);
+      ctx.io.stdout.write(`executions: ${countsLine(detail.executionCounts)}\n`);
     },
   );
   example(show, "outreach campaigns show cmp_3kF9x2aB7dQ1LmZp");
@@ -74,10 +103,19 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .requiredOption("--name <name>", "campaign name")
       .requiredOption("--subject <subject>", "email subject")
       .addOption(new Option("--type <type>", "campaign type").choices(CampaignType.options).default("lifetime"))
-      .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601, e.g. 2026-12-01T09:00:00Z)"),
-  ).action(async (options: { name: string; subject: string; type: CampaignType; scheduledAt?: string; json?: boolean }) => {
+      .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601, e.g. 2026-12-01T09:00:00Z)")
+      .option("--body-file <file>", "the Markdown body, a Liquid template over contact, brand and unsubscribeUrl (- for stdin)")
+      .option("--sending-domain <id>", "the verified sending domain to send from (default: the workspace's first verified one)"),
+  ).action(async (options: { name: string; subject: string; type: CampaignType; scheduledAt?: string; bodyFile?: string; sendingDomain?: string; json?: boolean }) => {
     const { campaign } = await (await ctx.client()).call("campaigns.create", {
-      body: { name: options.name, subject: options.subject, type: options.type, ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}) },
+      body: {
+        name: options.name,
+        subject: options.subject,
+        type: options.type,
+        ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}),
+        ...(options.bodyFile !== undefined ? { bodyMarkdown: await readBody(ctx, options.bodyFile) } : {}),
+        ...(options.sendingDomain ? { sendingDomainId: options.sendingDomain } : {}),
+      },
     });
     if (options.json) return printJson(ctx.io, { campaign });
     printCampaign(ctx, campaign);
@@ -86,7 +124,67 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     create,
     'outreach campaigns create --name "Welcome" --subject "Welcome to Acme"',
     'outreach campaigns create --type one-time --name "November news" --subject "News" --scheduled-at 2026-12-01T09:00:00Z',
+    'outreach campaigns create --type one-time --name "Hello" --subject "Hello {{ contact.name }}" --body-file hello.md --sending-domain sd_4Rt8…',
   );
+
+  const edit = withJson(
+    campaigns
+      .command("edit")
+      .description("change a campaign that has not been launched (one-time) or is a draft (lifetime)")
+      .argument("<id>", "campaign id")
+      .option("--name <name>", "campaign name")
+      .option("--subject <subject>", "email subject (a Liquid template)")
+      .option("--body-file <file>", "the Markdown body, a Liquid template (- for stdin)")
+      .option("--sending-domain <id>", "the verified sending domain to send from ('none': the workspace's default)")
+      .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601; 'none' to clear)"),
+  ).action(async (id: string, options: { name?: string; subject?: string; bodyFile?: string; sendingDomain?: string; scheduledAt?: string; json?: boolean }) => {
+    const body: UpdateCampaignBody = {};
+    if (options.name !== undefined) body.name = options.name;
+    if (options.subject !== undefined) body.subject = options.subject;
+    if (options.bodyFile !== undefined) body.bodyMarkdown = await readBody(ctx, options.bodyFile);
+    if (options.sendingDomain !== undefined) body.sendingDomainId = options.sendingDomain === "none" ? null : options.sendingDomain;
+    if (options.scheduledAt !== undefined) body.scheduledAt = options.scheduledAt === "none" ? null : options.scheduledAt;
+    if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give at least one of --name, --subject, --body-file, --sending-domain, --scheduled-at");
+    const { campaign } = await (await ctx.client()).call("campaigns.update", { params: { id }, body });
+    if (options.json) return printJson(ctx.io, { campaign });
+    printCampaign(ctx, campaign);
+  });
+  example(edit, "outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --body-file hello.md", 'outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --subject "Hi {{ contact.name }}" --json');
+
+  const launch = withJson(
+    campaigns
+      .command("launch")
+      .description("send a one-time campaign: one message per active contact with any of the tags (all contacts without --tags)")
+      .argument("<id>", "campaign id")
+      .option("--tags <list>", "comma list of tags; a contact with any of them is sent to")
+      .option("--scheduled-at <datetime>", "send at this time instead of now (ISO 8601)"),
+  ).action(async (id: string, options: { tags?: string; scheduledAt?: string; json?: boolean }) => {
+    const tags = options.tags?.split(",").map((t) => t.trim()).filter(Boolean);
+    if (options.tags !== undefined && !tags?.length) throw new UsageError("--tags: give at least one tag (a comma list)");
+    const result = await (await ctx.client()).call("campaigns.launch", {
+      params: { id },
+      body: { ...(tags ? { tags } : {}), ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}) },
+    });
+    if (options.json) return printJson(ctx.io, result);
+    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} launched: ${result.queued} message(s) queued, ${result.campaign.status}`);
+  });
+  example(launch, "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp --tags dentist,zurich --scheduled-at 2026-12-01T09:00:00Z");
+
+  const preview = withJson(
+    campaigns
+      .command("preview")
+      .description("render the message one contact would get: headers, subject and the text part (--html for the HTML part)")
+      .argument("<id>", "campaign id")
+      .requiredOption("--contact <id>", "contact id")
+      .option("--html", "print the HTML part instead of the text part"),
+  ).action(async (id: string, options: { contact: string; html?: boolean; json?: boolean }) => {
+    const message = await (await ctx.client()).call("campaigns.preview", { params: { id }, query: { contactId: options.contact } });
+    if (options.json) return printJson(ctx.io, message);
+    if (options.html) return void ctx.io.stdout.write(message.html.endsWith("\n") ? message.html : message.html + "\n");
+    const lines = [`From: ${message.from}`, `To: ${message.to}`, `Subject: ${message.subject}`, ...Object.entries(message.headers).map(([k, v]) => `${k}: ${v}`), "", message.text];
+    ctx.io.stdout.write(lines.join("\n") + (message.text.endsWith("\n") ? "" : "\n"));
+  });
+  example(preview, "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ", "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --html > preview.html");
 
   for (const { verb, status, description } of LIFECYCLE_VERBS) {
     const command = withJson(
@@ -137,7 +235,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
   const executions = withJson(
     campaigns
       .command("executions")
-      .description("list a campaign's executions (sending is not part of this release: they stay queued)")
+      .description("list a campaign's executions: one per contact and step, with its delivery status")
       .argument("<id>", "campaign id")
       .option("--status <list>", `comma list of ${ExecutionStatus.options.join(", ")}`)
       .option("--page <n>", "page number (default 1)")
@@ -151,7 +249,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     printExecutions(ctx, result.executions);
     if (result.totalPages > 1) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} executions); next: --page ${result.page + 1}`);
   });
-  example(executions, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status queued");
+  example(executions, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json");
 }
 
 function printExecutions(ctx: CommandContext, rows: readonly CampaignExecution[]): void {
@@ -159,7 +257,9 @@ function printExecutions(ctx: CommandContext, rows: readonly CampaignExecution[]
     { header: "ID", value: (e) => e.id },
     { header: "CONTACT", value: (e) => e.contactId },
     { header: "STEP", value: (e) => e.step },
-    { header: "STATUS", value: (e) => e.status },
-    { header: "UPDATED", value: (e) => e.updatedAt },
+    { header: "STATUS", value: (e) => (e.unconfirmed ? `${e.status} (unconfirmed)` : e.status) },
+    { header: "ATTEMPTS", value: (e) => e.attempts },
+    { header: "WHEN", value: (e) => e.sentAt ?? e.nextAttemptAt ?? e.updatedAt },
+    { header: "ERROR", value: (e) => e.error ?? "" },
   ]);
 }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { createApp } from "../../server/app.js";
 import { drain } from "../../server/drain.js";
 import { startServer } from "../../server/listen.js";
+import { startSendingWorkers } from "../../services/delivery-runtime.js";
 import type { CommandContext } from "../context.js";
 import { intFlag } from "../flags.js";
 import { example } from "./shared.js";
@@ -13,8 +14,10 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--host <host>", "address to bind (use 0.0.0.0 only behind a TLS proxy)", "127.0.0.1")
     .option("--port <port>", "port to listen on", "8787")
     .option("--shutdown-timeout <ms>", "after SIGINT/SIGTERM, how long in-flight requests may take (env OUTREACH_SHUTDOWN_TIMEOUT_MS, default 15000)")
-    .action(async (options: { host: string; port: string; shutdownTimeout?: string }) => {
+    .option("--smtp-port <port>", "also accept delivery status notifications (bounces) for the VERP return paths over SMTP on this port (on --host)")
+    .action(async (options: { host: string; port: string; shutdownTimeout?: string; smtpPort?: string }) => {
       const port = intFlag("--port", options.port, { min: 0, max: 65535 })!;
+      const smtpPort = intFlag("--smtp-port", options.smtpPort, { min: 0, max: 65535 });
       const flagTimeout = intFlag("--shutdown-timeout", options.shutdownTimeout, { min: 100, max: 600_000 });
       const dataDir = ctx.dataDir();
       const instance = ctx.openInstance(dataDir);
@@ -25,6 +28,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       const app = createApp(instance.services, { log });
       const server = await startServer(app, { host: options.host, port, log });
       const checkpoints = instance.startBackgroundCheckpoints(log);
+      const sending = await startSendingWorkers(instance.services, { log, bounce: smtpPort === undefined ? undefined : { host: options.host, port: smtpPort } });
+      if (sending.bouncePort !== null) ctx.info(`bounce listener on smtp://${options.host}:${sending.bouncePort}`);
+      if (!sending.delivering) ctx.info("delivery is off: OUTREACH_SMTP_URL is not set");
       if (instance.services.identity.users.count() === 0) {
         ctx.warn(`${dataDir} has no users yet: run \`outreach init --data-dir ${dataDir}\` to create one.`);
       }
@@ -47,7 +53,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
         process.once("SIGTERM", onSigterm);
         ctx.io.signal?.addEventListener("abort", () => stop("interrupt"), { once: true });
       });
-      await drain(app, server, { timeoutMs, log });
+      // The delivery loop finishes the message in hand (its answer is recorded) while requests drain.
+      await Promise.all([drain(app, server, { timeoutMs, log }), sending.stop()]);
       // Last: nothing that can still answer a client runs on a closed database.
       await checkpoints.stop();
       instance.close();
@@ -58,5 +65,6 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     "outreach serve",
     "outreach serve --data-dir /srv/outreach --port 8080",
     "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0 --shutdown-timeout 30000",
+    "OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach serve --smtp-port 2525",
   );
 }

@@ -6,6 +6,7 @@ import type { Operation } from "./operation.js";
 import { sendingDomainOperations } from "./sending-domains.js";
 import { teamApiKeyOperations } from "./team-api-keys.js";
 import { teamOperations } from "./teams.js";
+import { unsubscribeOperations } from "./unsubscribe.js";
 import { userOperations } from "./user.js";
 
 export * from "./operation.js";
@@ -26,6 +27,7 @@ export const contract = {
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,
+  ...unsubscribeOperations,
 };
 
 export type Contract = typeof contract;

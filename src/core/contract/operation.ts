@@ -36,6 +36,11 @@ export type OperationSpec = Origin & {
   successStatus?: number;
   /** Also answers `application/x-ndjson`: `progress` lines of this shape, then one `complete` or `error` line. */
   stream?: { progress: z.ZodType };
+  /**
+   * A page for people, not JSON: the handler answers a Response of this type (the
+   * unsubscribe page). `response` then describes its body (a string).
+   */
+  produces?: "text/html";
   auth: AuthKind;
   errorStyle?: ErrorStyle;
   summary: string;

@@ -60,6 +60,18 @@ export const DesignSystem = z.looseObject({}).superRefine((value, ctx) => {
 export type DesignSystem = Record<string, unknown>;
 
 /**
+ * Addition: the sender's physical postal address, printed in every message's footer
+ * (CAN-SPAM); sending refuses while it is empty. Line breaks are kept (an address has lines).
+ */
+export const POSTAL_ADDRESS_MAX = 500;
+const PostalAddress = z
+  .string()
+  .trim()
+  .max(POSTAL_ADDRESS_MAX)
+  .transform((v) => v.replace(/\r\n?/g, "\n"))
+  .refine((v) => !/\p{Cc}/u.test(v.replace(/\n/g, "")), "must not contain control characters other than line breaks");
+
+/**
  * Endpoint 14: any subset of the brand settings except `brandDesignMarkdown`; `null` clears a
  * field. The service refuses an empty PATCH (a client mistake, as for contacts).
  */
@@ -72,6 +84,7 @@ export const UpdateBrandBody = z
     emailLanguage: LanguageTag.nullable().optional(),
     logoUrl: httpUrl.nullable().optional(),
     brandDesignSystem: DesignSystem.nullable().optional(),
+    postalAddress: PostalAddress.nullable().optional(),
   });
 export type UpdateBrandBody = z.infer<typeof UpdateBrandBody>;
 
@@ -85,6 +98,7 @@ export const BrandSettings = z
     logoUrl: z.string().nullable(),
     brandDesignSystem: z.record(z.string(), z.unknown()),
     brandDesignMarkdown: z.string(),
+    postalAddress: z.string().nullable(),
   })
   .meta({ id: "BrandSettings" });
 export type BrandSettings = z.infer<typeof BrandSettings>;

@@ -10,13 +10,14 @@ export const LifetimeStatus = z.enum(["draft", "active", "paused", "archived"]);
 export type LifetimeStatus = z.infer<typeof LifetimeStatus>;
 
 /**
- * Statuses of one-time campaigns (the service API leaves them open; ours): `draft`, `scheduled`
- * when a `scheduledAt` is set, `sent` once delivered (sending is not part of this release).
+ * Statuses of one-time campaigns (the service API leaves them open; ours): `draft` until
+ * launched (`scheduled` when created with a `scheduledAt`), then `scheduled` while the
+ * launch's time is ahead, `sending` while executions are open, `sent` once none is.
  */
-export const OneTimeStatus = z.enum(["draft", "scheduled", "sent"]);
+export const OneTimeStatus = z.enum(["draft", "scheduled", "sending", "sent"]);
 export type OneTimeStatus = z.infer<typeof OneTimeStatus>;
 
-export const CampaignStatus = z.enum(["draft", "scheduled", "sent", "active", "paused", "archived"]);
+export const CampaignStatus = z.enum(["draft", "scheduled", "sending", "sent", "active", "paused", "archived"]);
 export type CampaignStatus = z.infer<typeof CampaignStatus>;
 
 export const Campaign = z
@@ -26,8 +27,14 @@ export const Campaign = z
     type: CampaignType,
     status: CampaignStatus,
     subject: z.string(),
+    /** Addition: the Markdown body (a Liquid template, like `subject`). */
+    bodyMarkdown: z.string(),
+    /** Addition: the sending domain it is sent from; null until chosen. */
+    sendingDomainId: z.string().nullable(),
     scheduledAt: Timestamp.nullable(),
     sentAt: Timestamp.nullable(),
+    /** Addition: when a one-time campaign was launched; null before. */
+    launchedAt: Timestamp.nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -39,14 +46,46 @@ export const CampaignResponse = z.object({ campaign: Campaign }).meta({ id: "Cam
 /** ISO 8601 date-time with an offset; normalised to UTC with milliseconds by the service. */
 export const DateTimeInput = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00Z" });
 
+/** The body's bound (decisions: ≤ 100,000 characters). */
+export const BODY_MARKDOWN_MAX = 100_000;
+
+const CampaignName = z.string().trim().min(1).max(200);
+// RFC 5322 caps a header line at 998 characters; subjects beyond a few hundred are a mistake.
+const CampaignSubject = z.string().trim().min(1).max(500);
+const BodyMarkdown = z.string().max(BODY_MARKDOWN_MAX);
+
 export const CreateCampaignBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: CampaignName,
   type: CampaignType,
-  // RFC 5322 caps a header line at 998 characters; subjects beyond a few hundred are a mistake.
-  subject: z.string().trim().min(1).max(500),
+  subject: CampaignSubject,
+  bodyMarkdown: BodyMarkdown.optional(),
+  sendingDomainId: IdParam.nullable().optional(),
   scheduledAt: DateTimeInput.nullable().optional(),
 });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
+
+/** `PATCH /api/v1/campaigns/{id}`: any non-empty subset; only a campaign not yet launched (409 otherwise). */
+export const UpdateCampaignBody = z
+  .strictObject({
+    name: CampaignName.optional(),
+    subject: CampaignSubject.optional(),
+    bodyMarkdown: BodyMarkdown.optional(),
+    sendingDomainId: IdParam.nullable().optional(),
+    scheduledAt: DateTimeInput.nullable().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "must change at least one of name, subject, bodyMarkdown, sendingDomainId, scheduledAt");
+export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;
+
+/**
+ * `POST /api/v1/campaigns/{id}/launch`: which contacts (any of `tags`; `statuses` may only
+ * say `active`, the one status that is ever sent to) and when (default now).
+ */
+export const LaunchBody = z.strictObject({
+  tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
+  statuses: z.array(z.literal("active")).max(1).optional(),
+  scheduledAt: DateTimeInput.nullable().optional(),
+});
+export type LaunchBody = z.infer<typeof LaunchBody>;
 
 /**
  * Endpoint 3: `{status}`. `expectedStatus` is our optional compare-and-set: the move
@@ -96,7 +135,13 @@ export const CampaignList = z
   })
   .meta({ id: "CampaignList" });
 
-export const ExecutionStatus = z.enum(["pending", "queued", "sent", "cancelled", "failed"]);
+/**
+ * `pending` waits for its time, a throttle or a retry; `queued` is claimed by the delivery
+ * loop; `sending` (an addition) has been handed to the relay, whose answer is not recorded
+ * yet; `sent`, `failed`, `bounced` are outcomes; `cancelled` by a pause or archive;
+ * `skipped` because the contact unsubscribed or bounced first.
+ */
+export const ExecutionStatus = z.enum(["pending", "queued", "sending", "sent", "failed", "cancelled", "bounced", "skipped"]);
 export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 
 export const CampaignExecution = z
@@ -106,6 +151,20 @@ export const CampaignExecution = z
     contactId: z.string(),
     step: z.number().int(),
     status: ExecutionStatus,
+    /** Delivery attempts so far (a relay's 4xx or an unreachable relay makes another). */
+    attempts: z.number().int(),
+    /** While pending: the earliest time it goes out. */
+    nextAttemptAt: Timestamp.nullable(),
+    /** The Message-ID header it was sent with. */
+    messageId: z.string().nullable(),
+    sentAt: Timestamp.nullable(),
+    /** Why it failed, bounced or waits: the relay's answer or our reason. */
+    error: z.string().nullable(),
+    /**
+     * True when the process stopped after handing the message to the relay and before
+     * recording its answer: it may have been delivered, and is never sent again.
+     */
+    unconfirmed: z.boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -123,6 +182,30 @@ export const ListExecutionsQuery = z.strictObject({
   status: commaList(ExecutionStatus.options, "status"),
 });
 export type ListExecutionsQuery = z.infer<typeof ListExecutionsQuery>;
+
+/** Executions of a campaign by status (every status present, 0 when none). */
+export const ExecutionCounts = z.record(ExecutionStatus, z.number().int()).meta({ id: "ExecutionCounts" });
+export type ExecutionCounts = z.infer<typeof ExecutionCounts>;
+
+/** Endpoint 4's answer; `executionCounts` is an addition. */
+export const CampaignDetail = z.object({ campaign: Campaign, executionCounts: ExecutionCounts }).meta({ id: "CampaignDetail" });
+
+export const LaunchResponse = z.object({ campaign: Campaign, queued: z.number().int() }).meta({ id: "LaunchResponse" });
+
+export const PreviewQuery = z.strictObject({ contactId: IdParam });
+
+/** One contact's message as it would be sent (the unsubscribe link is live). */
+export const MessagePreview = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    subject: z.string(),
+    text: z.string(),
+    html: z.string(),
+    headers: z.record(z.string(), z.string()),
+  })
+  .meta({ id: "MessagePreview" });
+export type MessagePreview = z.infer<typeof MessagePreview>;
 
 export const ExecutionList = z
   .object({

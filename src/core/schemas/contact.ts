@@ -16,7 +16,8 @@ export const CONTACT_LIMITS = {
   importBatch: 500,
 } as const;
 
-export const ContactStatus = z.enum(["active", "unsubscribed"]);
+/** `bounced` (an addition): a permanent bounce was received for the address. */
+export const ContactStatus = z.enum(["active", "unsubscribed", "bounced"]);
 export type ContactStatus = z.infer<typeof ContactStatus>;
 
 /** Emails: trimmed, the practical subset of RFC 5321 that mail servers accept. */
@@ -114,7 +115,7 @@ export const ContactListQuery = z.strictObject({
   limit: integerParam(1, 100, 20),
   search: z.string().trim().min(1).max(CONTACT_LIMITS.email).optional(),
   tags: commaList(ContactTag, CONTACT_LIMITS.tags).optional(),
-  status: commaList(ContactStatus, 2).optional(),
+  status: commaList(ContactStatus, ContactStatus.options.length).optional(),
 });
 export type ContactListQuery = z.output<typeof ContactListQuery>;
 

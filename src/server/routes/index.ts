@@ -6,6 +6,7 @@ import { leadRoutes } from "./leads.js";
 import { sendingDomainRoutes } from "./sending-domains.js";
 import { teamApiKeyRoutes } from "./team-api-keys.js";
 import { teamRoutes } from "./teams.js";
+import { unsubscribeRoutes } from "./unsubscribe.js";
 import { userRoutes } from "./user.js";
 
 /** One handler per operation of the contract (src/core/contract/), each resource's in its own file. */
@@ -18,6 +19,7 @@ const bindings: RouteBindings = {
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,
+  ...unsubscribeRoutes,
 };
 
 /** Every API route: the contract's operations bound to their handlers. */

@@ -1,0 +1,282 @@
+import { Readable } from "node:stream";
+import SMTPConnection from "nodemailer/lib/smtp-connection";
+
+export interface RelaySettings {
+  host: string;
+  port: number;
+  /** TLS from the start (smtps://); otherwise STARTTLS when the relay offers it. */
+  secure: boolean;
+  user?: string;
+  pass?: string;
+  /** Connections kept open at most. */
+  connections: number;
+  /** The name we greet with (EHLO). */
+  clientName?: string;
+  /** Inactivity timeout of a connection, ms (default 60 s). */
+  socketTimeoutMs?: number;
+}
+
+export interface RelayEnvelope {
+  from: string;
+  to: string[];
+}
+
+/**
+ * What the relay answered, or why there is no answer. `finalDotSent` says whether the
+ * terminating `.` of DATA left this process: before it, the relay cannot have accepted
+ * the message (RFC 5321 §4.1.1.4: an incomplete DATA is discarded).
+ */
+export class RelayError extends Error {
+  override name = "RelayError";
+  constructor(
+    message: string,
+    readonly kind: "permanent" | "temporary" | "cancelled",
+    readonly finalDotSent: boolean,
+    /** The relay's reply code, when it replied. */
+    readonly responseCode?: number,
+  ) {
+    super(message);
+  }
+
+  /** The dot went out and no reply came: the relay may or may not have the message. */
+  get unanswered(): boolean {
+    return this.finalDotSent && this.responseCode === undefined && this.kind !== "cancelled";
+  }
+}
+
+export interface RelayResult {
+  /** The relay's reply to the message (`250 2.0.0 Ok: queued as …`). */
+  response: string;
+}
+
+/**
+ * Delivers raw messages to one SMTP relay (OUTREACH_SMTP_URL) over a few reused
+ * connections, with nodemailer's SMTP client.
+ */
+export interface Relay {
+  /**
+   * Send `raw`. `beforeFinalDot` runs once the whole message is on its way and before the
+   * final `.` is written: the caller records that the relay may now accept it. When it
+   * returns false (the execution was cancelled meanwhile) the `.` is never sent, the
+   * connection is dropped, and the relay discards the message.
+   */
+  send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean): Promise<RelayResult>;
+  close(): Promise<void>;
+}
+
+type NodemailerError = Error & { code?: string; responseCode?: number; response?: string; command?: string };
+
+/** How long an unused connection stays open. */
+const IDLE_MS = 10_000;
+/** Messages per connection before it is replaced (as nodemailer's pool does). */
+const MAX_MESSAGES = 100;
+
+interface Connection {
+  smtp: SMTPConnection;
+  messages: number;
+  alive: boolean;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The message as a stream that ends only when allowed: nodemailer writes the final
+ * `.\r\n` when its source ends. The first read (after the relay's 354) hands over the
+ * bytes; the next read, once they are consumed, is the point of no return.
+ */
+class HeldMessage extends Readable {
+  private reads = 0;
+  ended = false;
+
+  constructor(
+    private readonly raw: Buffer,
+    private readonly beforeFinalDot: () => boolean,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    this.reads++;
+    if (this.reads === 1) {
+      this.push(this.raw);
+      return;
+    }
+    if (this.ended) return;
+    let allowed: boolean;
+    try {
+      allowed = this.beforeFinalDot();
+    } catch (err) {
+      this.destroy(err as Error);
+      return;
+    }
+    if (!allowed) {
+      this.destroy(Object.assign(new Error("cancelled before the end of DATA"), { cancelled: true }));
+      return;
+    }
+    this.ended = true;
+    this.push(null);
+  }
+}
+
+function describe(err: NodemailerError): string {
+  const reply = err.response?.trim();
+  return reply ? `${err.command ? `${err.command}: ` : ""}${reply}` : err.message;
+}
+
+export class SmtpRelay implements Relay {
+  private readonly idle: Connection[] = [];
+  private open = 0;
+  private readonly waiting: Array<(c: Connection | Error) => void> = [];
+  private closed = false;
+
+  constructor(private readonly settings: RelaySettings) {}
+
+  async send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean): Promise<RelayResult> {
+    const connection = await this.acquire();
+    const message = new HeldMessage(raw, beforeFinalDot);
+    return new Promise<RelayResult>((resolve, reject) => {
+      connection.smtp.send(envelope, message, (err, info) => {
+        connection.messages++;
+        if (!err && info) {
+          this.release(connection, "reuse");
+          resolve({ response: info.response ?? "250" });
+          return;
+        }
+        const e = (err ?? new Error("no answer")) as NodemailerError;
+        const cancelled = message.destroyed && !message.ended && /cancelled before/.test(String(e.message));
+        // A refusal of this message leaves the connection usable after RSET; anything else does not.
+        const reusable = !cancelled && (e.code === "EENVELOPE" || e.code === "EMESSAGE") && e.responseCode !== 421;
+        this.release(connection, reusable ? "reset" : "drop");
+        if (cancelled) return reject(new RelayError("the execution was cancelled before the message was complete; the relay discarded it", "cancelled", false));
+        const code = typeof e.responseCode === "number" ? e.responseCode : undefined;
+        const kind = code !== undefined && code >= 500 ? "permanent" : "temporary";
+        reject(new RelayError(describe(e), kind, message.ended, code));
+      });
+    });
+  }
+
+  private connect(): Promise<Connection> {
+    const s = this.settings;
+    const smtp = new SMTPConnection({
+      host: s.host,
+      port: s.port,
+      secure: s.secure,
+      name: s.clientName,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: s.socketTimeoutMs ?? 60_000,
+    });
+    const connection: Connection = { smtp, messages: 0, alive: true };
+    const dead = () => {
+      connection.alive = false;
+      const at = this.idle.indexOf(connection);
+      if (at >= 0) this.idle.splice(at, 1);
+    };
+    smtp.on("error", dead);
+    smtp.on("end", dead);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (err: RelayError) => {
+        if (settled) return;
+        settled = true;
+        dead();
+        smtp.close();
+        reject(err);
+      };
+      const unreachable = (err?: Error) =>
+        fail(new RelayError(`cannot reach the SMTP relay ${s.host}:${s.port}: ${err ? describe(err as NodemailerError) : "the connection closed"}`, "temporary", false));
+      // nodemailer reports a refused or failed connection as an 'error' event only: its
+      // connect callback runs on success (or a bad greeting), so without these the promise
+      // would never settle.
+      smtp.once("error", unreachable);
+      smtp.once("end", () => unreachable());
+      const ready = () => {
+        if (settled) return;
+        settled = true;
+        smtp.off("error", unreachable);
+        resolve(connection);
+      };
+      smtp.connect((err) => {
+        if (err) return unreachable(err);
+        if (!s.user) return ready();
+        smtp.login({ user: s.user, pass: s.pass ?? "" }, (loginErr) => {
+          if (!loginErr) return ready();
+          // A refused login is the operator's to fix, not the message's: retry later.
+          fail(new RelayError(`the SMTP relay refused the login: ${describe(loginErr as NodemailerError)}`, "temporary", false));
+        });
+      });
+    });
+  }
+
+  private async acquire(): Promise<Connection> {
+    if (this.closed) throw new RelayError("the relay connection is closed", "temporary", false);
+    for (;;) {
+      const idle = this.idle.pop();
+      if (!idle) break;
+      clearTimeout(idle.idleTimer);
+      if (idle.alive) return idle;
+      this.open--;
+    }
+    if (this.open < this.settings.connections) {
+      this.open++;
+      try {
+        return await this.connect();
+      } catch (err) {
+        this.open--;
+        this.wakeOne();
+        throw err;
+      }
+    }
+    const next = await new Promise<Connection | Error>((resolve) => this.waiting.push(resolve));
+    if (next instanceof Error) throw next;
+    return next;
+  }
+
+  /** `reuse` after a sent message (a new MAIL FROM may follow at once), `reset` after a refused one (RSET first), `drop` otherwise. */
+  private release(connection: Connection, how: "reuse" | "reset" | "drop"): void {
+    const drop = () => {
+      connection.alive = false;
+      connection.smtp.close();
+      this.open--;
+      this.wakeOne();
+    };
+    if (how === "drop" || !connection.alive || this.closed || connection.messages >= MAX_MESSAGES) return drop();
+    const handOver = () => {
+      const waiter = this.waiting.shift();
+      if (waiter) return waiter(connection);
+      connection.idleTimer = setTimeout(() => {
+        const at = this.idle.indexOf(connection);
+        if (at < 0) return;
+        this.idle.splice(at, 1);
+        connection.alive = false;
+        connection.smtp.quit();
+        this.open--;
+      }, IDLE_MS);
+      connection.idleTimer.unref();
+      this.idle.push(connection);
+    };
+    if (how === "reuse") return handOver();
+    connection.smtp.reset((err) => (err || !connection.alive ? drop() : handOver()));
+  }
+
+  /** A slot freed: let one waiter open a connection of its own. */
+  private wakeOne(): void {
+    const waiter = this.waiting.shift();
+    if (!waiter) return;
+    this.open++;
+    this.connect().then(waiter, (err: Error) => {
+      this.open--;
+      waiter(err);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter(new RelayError("the relay connection is closed", "temporary", false));
+    for (const connection of this.idle.splice(0)) {
+      clearTimeout(connection.idleTimer);
+      connection.alive = false;
+      connection.smtp.quit();
+      this.open--;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import type { BrandSettings } from "../core/schemas/brand.js";
+import type { ComposableMessage } from "../providers/smtp/message-signer.js";
+import type { CampaignRow } from "../store/campaigns.js";
+import { renderHtmlPart, renderTextPart } from "./message-body.js";
+import type { MessageTemplates, TemplateContext } from "./message-template.js";
+import type { UnsubscribeTokens } from "./unsubscribe-tokens.js";
+
+/** The contact's fields a message is rendered with. */
+export interface MessageContact {
+  id: string;
+  email: string;
+  name: string;
+  phone: string | null;
+  description: string | null;
+  tags: string[];
+}
+
+export interface MessageSender {
+  domain: string;
+  senderEmail: string;
+  senderName: string;
+}
+
+/**
+ * One message, ready for nodemailer: everything but its date and the DKIM signature.
+ * `messageId` is `<executionId@domain>`: one per execution, so a resend after a 4xx keeps it.
+ */
+export interface OutgoingMessage extends Omit<ComposableMessage, "date"> {
+  /** VERP: the bounce of this one message comes back to an address that names it. */
+  envelope: { from: string; to: string[] };
+  /** List-Unsubscribe (RFC 2369) and List-Unsubscribe-Post (RFC 8058). */
+  headers: Record<string, string>;
+  unsubscribeUrl: string;
+}
+
+/** The return-path host of a sending domain: `bounce.<domain>`, CNAMEd to the bounce host (docs/api.md, "Sending domains"). */
+export function returnPathHost(domain: string): string {
+  return `bounce.${domain}`;
+}
+
+/** `bounce+<executionId>@bounce.<domain>` (VERP). */
+export function verpAddress(executionId: string, domain: string): string {
+  return `bounce+${executionId}@${returnPathHost(domain)}`;
+}
+
+/** The execution a VERP address names, if it is one of ours. */
+export function executionOfVerp(address: string): string | undefined {
+  return /^bounce\+(exe_[A-Za-z0-9]{1,60})@/i.exec(address.trim())?.[1];
+}
+
+/**
+ * Builds the message a contact gets from a campaign: subject and body rendered from their
+ * Liquid templates, the body's HTML and text parts from its Markdown, the footer with the
+ * brand's postal address and the unsubscribe link, and the headers of one-click unsubscribe.
+ */
+export class OutgoingMessages {
+  constructor(
+    private readonly deps: {
+      templates: MessageTemplates;
+      tokens: UnsubscribeTokens;
+      /** Where recipients reach `/u/{token}` (OUTREACH_PUBLIC_URL). */
+      publicUrl: string;
+    },
+  ) {}
+
+  unsubscribeUrl(campaignId: string, contactId: string): string {
+    return `${this.deps.publicUrl}/u/${this.deps.tokens.issue({ campaignId, contactId })}`;
+  }
+
+  async build(input: { campaign: CampaignRow; executionId: string; contact: MessageContact; sender: MessageSender; brand: BrandSettings }): Promise<OutgoingMessage> {
+    const { campaign, contact, sender, brand } = input;
+    const unsubscribeUrl = this.unsubscribeUrl(campaign.id, contact.id);
+    const context: TemplateContext = {
+      contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags },
+      brand: { ...brand },
+      unsubscribeUrl,
+    };
+    const templates = this.deps.templates;
+    const subject = await templates.render("subject", campaign.subject, context);
+    const body = await templates.render("bodyMarkdown", campaign.body_markdown, context);
+    const footer = { brandName: brand.brandName, postalAddress: brand.postalAddress ?? "", unsubscribeUrl };
+    return {
+      from: { name: sender.senderName, address: sender.senderEmail },
+      to: contact.email,
+      subject,
+      text: renderTextPart(body, footer),
+      html: renderHtmlPart(body, footer, brand.emailLanguage),
+      messageId: `<${input.executionId}@${sender.domain}>`,
+      envelope: { from: verpAddress(input.executionId, sender.domain), to: [contact.email] },
+      headers: { "List-Unsubscribe": `<${unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      unsubscribeUrl,
+    };
+  }
+}
