@@ -1,5 +1,7 @@
 import { Geocoder } from "../providers/geocode/geocoder.js";
+import { GooglePlacesProvider } from "../providers/places/google-places.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
+import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
@@ -38,7 +40,7 @@ export interface Services {
   /** Website enrichment; also the LeadEnricher the lead search calls. */
   enrichment: EnrichmentService;
   quota: QuotaService;
-  /** Where leads come from: the local places index unless replaced (Google, Overpass later). */
+  /** Where leads come from: the configured place sources (local index, Google, Overpass) behind one provider; tests may replace it. */
   placeProvider: PlaceSearchProvider;
   geocoder: Geocoder;
   /** Website enrichment of search results: the enrichment service (a pass-through with OUTREACH_ENRICH=0). */
@@ -49,6 +51,19 @@ export interface Services {
   contacts: ContactService;
   /** Registry of encrypted columns and the re-encryption of `outreach admin keys rotate`. */
   keyRotation: KeyRotationService;
+}
+
+/** The local index plus every outside source the settings turn on (docs/self-hosting.md, "Place sources"). */
+function placeSources(db: ServiceDeps["db"], config: ServiceDeps["config"], clock: ServiceDeps["clock"]): PlaceSources {
+  const now = () => clock.now().getTime();
+  const providers = new Map<string, PlaceSearchProvider>([["local", new LocalPlaceProvider(db)]]);
+  if (config.googlePlacesKey) {
+    providers.set(
+      "google",
+      new GooglePlacesProvider({ apiKey: config.googlePlacesKey, baseUrl: config.googlePlacesUrl, timeoutMs: config.sourceTimeoutMs, maxRequests: config.googleMaxRequests, now }),
+    );
+  }
+  return new PlaceSources(providers, config.placesSources, now);
 }
 
 /**
@@ -76,11 +91,11 @@ export function createServices(deps: ServiceDeps): Services {
   const placesImport = new PlacesImportService({ db, clock });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
-  const placeProvider = new LocalPlaceProvider(db);
+  const placeProvider = placeSources(db, config, clock);
   const geocoder = new Geocoder(db);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;
-  const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, geocoder, enricher: leadEnricher });
+  const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, sourceNames: placeProvider.names, geocoder, enricher: leadEnricher });
   return {
     deps,
     plans,

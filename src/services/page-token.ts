@@ -16,6 +16,8 @@ export interface SearchParameters {
   lng: number | null;
   locationPlaceId: string | null;
   radiusKm: number;
+  /** The body's `sources`, or null for the server's default. */
+  sources: readonly string[] | null;
 }
 
 /** What a page token carries besides its binding. */
@@ -40,7 +42,10 @@ interface Payload {
 }
 
 function digest(params: SearchParameters): string {
-  const canonical = JSON.stringify([params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm]);
+  // `sources` joins the list only when given, so tokens of searches without it keep their digest.
+  const fields: unknown[] = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
+  if (params.sources) fields.push(params.sources);
+  const canonical = JSON.stringify(fields);
   return createHash("sha256").update(canonical).digest("base64url");
 }
 
@@ -87,7 +92,7 @@ export class PageTokens {
     }
     if (payload.params !== digest(params)) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId and radiusKm as the first page (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm and sources as the first page (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {

@@ -1,6 +1,7 @@
 import { basename, resolve } from "node:path";
 import { badRequest } from "../core/errors.js";
 import { importerFor } from "../providers/places/importers/index.js";
+import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
@@ -187,6 +188,16 @@ export class PlacesImportService {
       withEmail: stats?.with_email ?? 0,
       seconds: (performance.now() - started) / 1000,
     };
+  }
+
+  /** Import the bundled Monaco sample (docs/data.md, "Bundled sample"); re-importing it changes nothing. */
+  importSample(options: Omit<ImportFileOptions, "bbox"> = {}): Promise<ImportSummary> {
+    return this.importFile(samplePath(), options);
+  }
+
+  /** Whether no place has been imported at all (a fresh data directory). */
+  isEmpty(): boolean {
+    return this.repo.indexCounts().places === 0;
   }
 
   stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {

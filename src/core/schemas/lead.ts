@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { Quota } from "./quota.js";
 
+/** The place sources a search can read (docs/api.md, "Sources"); which are on is the server's setting. */
+export const PlaceSourceName = z.enum(["local", "google", "overpass"]);
+export type PlaceSourceName = z.infer<typeof PlaceSourceName>;
+
 /** The body of the lead search (endpoint 1). Every bound is enforced (400 names the field). */
 export const SearchInput = z
   .strictObject({
@@ -13,6 +17,8 @@ export const SearchInput = z
     lng: z.number().min(-180).max(180).nullable().optional(),
     /** Addition: crawl the leads' websites again instead of answering from the enrichment cache. */
     refresh: z.boolean().optional(),
+    /** Addition: the place sources to read (default: the server's `OUTREACH_PLACES_SOURCES`). */
+    sources: z.array(PlaceSourceName).min(1).max(3).optional(),
   })
   .meta({ id: "SearchInput" });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -68,6 +74,8 @@ export const Lead = z
     enrichmentPending: z.boolean().optional(),
     /** Addition: the lead's website could not be read, and why (absent when it was read or not tried). */
     enrichmentError: EnrichmentError.optional(),
+    /** Addition: the sources this lead was found in ("local", "google", "overpass"), merged records name each. */
+    sources: z.array(z.string().min(1).max(40)).max(5).optional(),
   })
   .meta({ id: "Lead" });
 export type Lead = z.infer<typeof Lead>;
@@ -82,6 +90,10 @@ export const SearchResult = z
     nextPageToken: z.string().nullable(),
     quota: Quota.optional(),
     enrichmentRetryToken: z.string().nullable().optional(),
+    /** Addition: what the user should know (a source that failed while another answered, an empty index). */
+    warnings: z.array(z.string().max(1000)).max(20).optional(),
+    /** Addition: requests this page sent to outside place services, by source (Google bills per request). */
+    requests: z.record(z.string(), z.number().int().min(0)).optional(),
   })
   .meta({ id: "SearchResult" });
 export type SearchResult = z.infer<typeof SearchResult>;

@@ -10,6 +10,8 @@ export interface PlaceSearchRequest {
   /** The provider's own cursor from the previous page; null for the first page. */
   cursor: string | null;
   signal: AbortSignal;
+  /** Which sources to read (only the combining provider, `place-sources.ts`, looks at it). */
+  sources?: readonly string[];
 }
 
 export interface PlaceSearchPage {
@@ -21,6 +23,13 @@ export interface PlaceSearchPage {
   leads: Lead[];
   /** Opaque cursor for the next page, or null when there is none. */
   nextCursor: string | null;
+  /**
+   * What the user should know about this page: a source that failed while another
+   * answered, a request budget that ran out, an empty index (the result's `warnings`).
+   */
+  warnings?: string[];
+  /** Requests this page sent to outside services, by source (Google's are billed per request). */
+  requests?: Record<string, number>;
 }
 
 /** A place ID resolved to the point a search is centred on. */
