@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { isAppError } from "../../core/errors.js";
 import { importerFor } from "../../providers/places/importers/index.js";
+import { SAMPLE_DESCRIPTION, samplePath } from "../../providers/places/sample.js";
 import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../providers/places/place-record.js";
 import { parseBoundingBox, type ImportSummary } from "../../services/places-import.js";
 import type { CommandContext } from "../context.js";
@@ -30,11 +31,14 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
     places
       .command("import")
       .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
-      .argument("<files...>", "files to import, in order")
+      .argument("[files...]", "files to import, in order")
+      .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
       .option("--replace", "drop everything previously imported from a file of the same name first"),
-  ).action(async (files: string[], options: { bbox?: string; replace?: boolean; json?: boolean }) => {
+  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; json?: boolean }) => {
     refuseRemote();
+    if (given.length === 0 && !options.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
+    const files = options.sample ? [samplePath(), ...given] : given;
     let bbox;
     try {
       bbox = options.bbox === undefined ? undefined : parseBoundingBox(options.bbox);
@@ -69,6 +73,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   });
   example(
     importCommand,
+    "outreach places import --sample",
     "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
     "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
     "outreach places import my-dentists.csv --replace --json",
