@@ -60,6 +60,8 @@ export interface ServerConfig {
   sourceTimeoutMs: number;
   /** The sources of a search whose body names none (`OUTREACH_PLACES_SOURCES`; default: local plus every configured one). */
   placesSources: string[];
+  /** Geofabrik's download server (`OUTREACH_GEOFABRIK_URL`), for `outreach places download`. */
+  geofabrikUrl: string;
   /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
   proxy: { http?: string; https?: string; noProxy: string[] };
 }
@@ -190,6 +192,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     nominatimUrl: serviceUrl(env, "OUTREACH_NOMINATIM_URL"),
     sourceTimeoutMs: integer(env, "OUTREACH_SOURCE_TIMEOUT_MS", 30_000, 100, 600_000),
     placesSources: placesSources(env, configuredSources),
+    geofabrikUrl: serviceUrl(env, "OUTREACH_GEOFABRIK_URL", "https://download.geofabrik.de")!,
     rateLimitPerMinute: integer(env, "OUTREACH_RATE_LIMIT", 120, 0, 1_000_000),
     enrich: !["0", "false", "off", "no"].includes(enrichRaw),
     enrichBudgetMs: integer(env, "OUTREACH_ENRICH_BUDGET_MS", 8000, 100, 600_000),

@@ -17,6 +17,7 @@ import type { LeadEnricher } from "./lead-enricher.js";
 import { LeadSearchService } from "./lead-search.js";
 import { PlacesImportService } from "./places-import.js";
 import { PlanService } from "./plans.js";
+import { RegionDownloadService } from "./region-downloads.js";
 import { QuotaService } from "./quota.js";
 import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService, sendingDomainsColumnSet } from "./sending-domains.js";
@@ -37,6 +38,8 @@ export interface Services {
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
   placesImport: PlacesImportService;
+  /** `outreach places download|update`: Geofabrik extracts cached in the data directory. */
+  regionDownloads: RegionDownloadService;
   /** Website enrichment; also the LeadEnricher the lead search calls. */
   enrichment: EnrichmentService;
   quota: QuotaService;
@@ -89,6 +92,7 @@ export function createServices(deps: ServiceDeps): Services {
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService({ db, clock });
   const placesImport = new PlacesImportService({ db, clock });
+  const regionDownloads = new RegionDownloadService({ config, clock, dataDir: deps.dataDir, placesImport });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
   const placeProvider = placeSources(db, config, clock);
@@ -111,6 +115,7 @@ export function createServices(deps: ServiceDeps): Services {
     teamApiKeys,
     brand,
     placesImport,
+    regionDownloads,
     enrichment,
     quota,
     placeProvider,
