@@ -1,4 +1,5 @@
 import { Geocoder } from "../providers/geocode/geocoder.js";
+import { NominatimGeocoder } from "../providers/geocode/nominatim.js";
 import { GooglePlacesProvider } from "../providers/places/google-places.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
 import { PlaceSources } from "../providers/places/place-sources.js";
@@ -96,7 +97,10 @@ export function createServices(deps: ServiceDeps): Services {
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
   const placeProvider = placeSources(db, config, clock);
-  const geocoder = new Geocoder(db);
+  const nominatim = config.nominatimUrl
+    ? new NominatimGeocoder({ baseUrl: config.nominatimUrl, userAgent: config.userAgent, clock, timeoutMs: config.sourceTimeoutMs })
+    : undefined;
+  const geocoder = new Geocoder(db, undefined, nominatim);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;
   const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, sourceNames: placeProvider.names, geocoder, enricher: leadEnricher });

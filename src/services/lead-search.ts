@@ -82,11 +82,24 @@ export class LeadSearchService {
       return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null, input.refresh === true);
     }
 
-    const { center } = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
+    const center = await this.geocode(team.id, input, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
     return this.accepted(team.id, params, center, null, reservation.id, reservation.id, input.refresh === true);
+  }
+
+  /** The search's centre; an online geocoder or place source that cannot answer is a provider failure (nothing is reserved yet). */
+  private async geocode(teamId: string, input: SearchInput, signal: AbortSignal): Promise<LatLng> {
+    try {
+      return (await this.deps.geocoder.resolve(input, this.deps.provider, signal)).center;
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      throw new AppError("provider_error", `the location could not be resolved (${err.message.slice(0, 300)}); nothing was counted against the quota, try again`, {
+        body: { quota: this.deps.quota.current(teamId) },
+        cause: err,
+      });
+    }
   }
 
   /** The body's `sources`, each configured on this server (400 naming one that is not), or null for the default. */

@@ -5,6 +5,7 @@ import type { Db } from "../../store/db.js";
 import { LocalityLookup, type LocalityRow } from "../../store/locality-lookup.js";
 import type { PlaceSearchProvider } from "../places/provider.js";
 import { Gazetteer } from "./gazetteer.js";
+import type { NominatimGeocoder } from "./nominatim.js";
 import { parseQualifier, type Qualifier } from "./regions.js";
 
 export interface GeocodeInput {
@@ -17,7 +18,7 @@ export interface GeocodeInput {
 export interface GeocodeResult {
   center: LatLng;
   /** How the point was found, for logs and tests. */
-  source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer";
+  source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer" | "nominatim";
 }
 
 /** A postcode-looking token: has a digit, 3..10 characters of digits, letters and dashes ("9490", "75011", "SW1A"). */
@@ -27,7 +28,8 @@ const POSTCODE = /^(?=.*\d)[a-z0-9-]{3,10}$/i;
  * Offline geocoding, in the order docs/api.md ("Centre") gives: explicit coordinates; a provider place ID;
  * then the free-text location against the locality/postcode index built from the
  * imported places ("München", "9490 Vaduz"), then against the GeoNames gazetteer
- * ("Vaduz, Liechtenstein", "Paris, FR", "Paris, Texas"), population breaking ties.
+ * ("Vaduz, Liechtenstein", "Paris, FR", "Paris, Texas"), population breaking ties; last,
+ * when configured, Nominatim online ("SW1A 1AA" without UK data imported).
  */
 export class Geocoder {
   private readonly localities: LocalityLookup;
@@ -35,6 +37,8 @@ export class Geocoder {
   constructor(
     db: Db,
     private readonly gazetteer: () => Gazetteer = Gazetteer.load,
+    /** The online fallback for text nothing offline knows (`OUTREACH_NOMINATIM_URL`); none: offline only. */
+    private readonly online?: NominatimGeocoder,
   ) {
     this.localities = new LocalityLookup(db);
   }
@@ -51,7 +55,7 @@ export class Geocoder {
       if (!place) throw badRequest(`locationPlaceId: ${JSON.stringify(input.locationPlaceId)} is not a known place ID`);
       return { center: place.center, source: "place-id" };
     }
-    const found = this.resolveText(input.location);
+    const found = this.resolveText(input.location) ?? (await this.resolveOnline(input.location, signal));
     if (!found) {
       throw badRequest(
         `location: ${JSON.stringify(input.location)} is not a place we know; try a city or postcode (optionally with ", country"), or send lat and lng`,
@@ -88,6 +92,13 @@ export class Geocoder {
     const city = gazetteer.find(head, qualifier ?? {})[0] ?? (cityWords ? gazetteer.find(cityWords, qualifier ?? {})[0] : undefined);
     if (city) return { center: { lat: city.lat, lng: city.lng }, source: "gazetteer" };
     return undefined;
+  }
+
+  /** Nominatim's answer, when it is configured; its failure is the caller's (a provider failure, not the user's text). */
+  private async resolveOnline(location: string, signal: AbortSignal): Promise<GeocodeResult | undefined> {
+    if (!this.online) return undefined;
+    const center = await this.online.search(location, signal);
+    return center ? { center, source: "nominatim" } : undefined;
   }
 
   private pickLocality(rows: LocalityRow[]): LocalityRow | undefined {
