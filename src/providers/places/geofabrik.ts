@@ -116,6 +116,9 @@ export class GeofabrikClient {
     const length = Number(response.headers.get("content-length"));
     const total = Number.isFinite(length) && length > 0 ? offset + length : null;
 
+    // The MD5 is taken as the bytes arrive (a resumed part's bytes first), not by reading the file again.
+    const hash = createHash("md5");
+    if (resumed) for await (const chunk of createReadStream(part)) hash.update(chunk as Buffer);
     const started = performance.now();
     let received = 0;
     let lastReport = 0;
@@ -131,15 +134,19 @@ export class GeofabrikClient {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         received += chunk.length;
+        hash.update(chunk);
         clearTimeout(stallTimer);
         stallTimer = setTimeout(() => stall.abort(), STALL_TIMEOUT_MS);
         report(false);
         callback(null, chunk);
       },
     });
+    const writer = createWriteStream(part, { flags: resumed ? "a" : "w" });
     try {
-      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, createWriteStream(part, { flags: resumed ? "a" : "w" }));
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, writer);
     } catch (err) {
+      // Writes already queued still land after the pipeline gives up: wait, so the part's size is final before anyone resumes from it.
+      if (!writer.closed) await new Promise<void>((resolve) => writer.once("close", () => resolve()));
       if (options.signal?.aborted) throw err;
       if (stall.signal.aborted) throw new ServiceError(`geofabrik: no data for ${STALL_TIMEOUT_MS / 1000} s; run the command again to resume`);
       throw new ServiceError(`geofabrik: the download broke off after ${offset + received} bytes (${err instanceof Error ? err.message : String(err)}); run the command again to resume`);
@@ -147,7 +154,7 @@ export class GeofabrikClient {
       clearTimeout(stallTimer);
     }
     report(true);
-    const md5 = await md5OfFile(part);
+    const md5 = hash.digest("hex");
     if (md5 !== expectedMd5) {
       rmSync(part, { force: true });
       rmSync(stateFile, { force: true });
