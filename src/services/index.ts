@@ -1,6 +1,7 @@
 import { Geocoder } from "../providers/geocode/geocoder.js";
 import { NominatimGeocoder } from "../providers/geocode/nominatim.js";
 import { GooglePlacesProvider } from "../providers/places/google-places.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
 import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
@@ -58,9 +59,9 @@ export interface Services {
 }
 
 /** The local index plus every outside source the settings turn on (docs/self-hosting.md, "Place sources"). */
-function placeSources(db: ServiceDeps["db"], config: ServiceDeps["config"], clock: ServiceDeps["clock"]): PlaceSources {
+function placeSources({ config, clock }: ServiceDeps, local: LocalPlaceProvider): PlaceSources {
   const now = () => clock.now().getTime();
-  const providers = new Map<string, PlaceSearchProvider>([["local", new LocalPlaceProvider(db)]]);
+  const providers = new Map<string, PlaceSearchProvider>([["local", local]]);
   if (config.googlePlacesKey) {
     providers.set(
       "google",
@@ -72,8 +73,8 @@ function placeSources(db: ServiceDeps["db"], config: ServiceDeps["config"], cloc
 
 /**
  * Wire the services of one data directory. Each gets its dependencies by name; nothing
- * here does work beyond building objects (the contacts' n-gram backfill runs in
- * `openInstance`).
+ * here does work beyond building objects (the contacts' n-gram and the places' category
+ * backfills run in `openInstance`).
  */
 export function createServices(deps: ServiceDeps): Services {
   const { db, clock, config } = deps;
@@ -92,11 +93,11 @@ export function createServices(deps: ServiceDeps): Services {
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService({ db, clock });
-  const placesImport = new PlacesImportService({ db, clock });
+  const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
   const regionDownloads = new RegionDownloadService({ config, clock, dataDir: deps.dataDir, placesImport });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
-  const placeProvider = placeSources(db, config, clock);
+  const placeProvider = placeSources(deps, new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) }));
   const nominatim = config.nominatimUrl
     ? new NominatimGeocoder({ baseUrl: config.nominatimUrl, userAgent: config.userAgent, clock, timeoutMs: config.sourceTimeoutMs })
     : undefined;

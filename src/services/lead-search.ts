@@ -1,7 +1,7 @@
 import { AppError, badRequest, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
-import { Lead, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
-import type { Geocoder } from "../providers/geocode/geocoder.js";
+import { Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
+import type { GeocodeResult, Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
 import { ServiceError } from "../providers/service-http.js";
 import type { Principal } from "./auth.js";
@@ -72,6 +72,7 @@ export class LeadSearchService {
       lng: input.lng ?? null,
       locationPlaceId: input.locationPlaceId ?? null,
       radiusKm: input.radiusKm ?? DEFAULT_RADIUS_KM,
+      sort: input.sort ?? "relevance",
       sources: this.checkSources(input.sources),
     };
 
@@ -79,20 +80,22 @@ export class LeadSearchService {
     if (input.pageToken) {
       const state = this.tokens.verify(input.pageToken, team.id, params);
       this.assertContactRoom(team.id, team.limits);
-      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null, input.refresh === true);
+      const located = { center: state.center, resolvedLocation: state.resolvedLocation ?? null };
+      return this.accepted(team.id, params, located, state.cursor, state.searchId, null, input.refresh === true);
     }
 
-    const center = await this.geocode(team.id, input, signal);
+    const place = await this.geocode(team.id, input, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
-    return this.accepted(team.id, params, center, null, reservation.id, reservation.id, input.refresh === true);
+    const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
+    return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
   }
 
   /** The search's centre; an online geocoder or place source that cannot answer is a provider failure (nothing is reserved yet). */
-  private async geocode(teamId: string, input: SearchInput, signal: AbortSignal): Promise<LatLng> {
+  private async geocode(teamId: string, input: SearchInput, signal: AbortSignal): Promise<GeocodeResult> {
     try {
-      return (await this.deps.geocoder.resolve(input, this.deps.provider, signal)).center;
+      return await this.deps.geocoder.resolve(input, this.deps.provider, signal);
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       throw new AppError("provider_error", `the location could not be resolved (${err.message.slice(0, 300)}); nothing was counted against the quota, try again`, {
@@ -130,7 +133,7 @@ export class LeadSearchService {
   private accepted(
     teamId: string,
     params: SearchParameters,
-    center: LatLng,
+    { center, resolvedLocation }: { center: LatLng; resolvedLocation: ResolvedLocation | null },
     cursor: string | null,
     searchId: string,
     reservationId: string | null,
@@ -143,7 +146,7 @@ export class LeadSearchService {
       async *run(signal, cutoff) {
         let page;
         try {
-          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, signal, sources: params.sources ?? undefined });
+          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, sort: params.sort, signal, sources: params.sources ?? undefined });
         } catch (err) {
           // A cancelled search keeps its cost; a failing provider gives it back.
           // The client is gone, so nobody reads this; an AppError is not logged as a fault.
@@ -165,10 +168,11 @@ export class LeadSearchService {
           .filter((lead) => distanceKm(center, lead) <= params.radiusKm)
           .filter((lead) => !seen.has(lead.placeId) && seen.add(lead.placeId))
           .slice(0, PAGE_SIZE);
-        const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
+        const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor, resolvedLocation }) : null;
+        const didYouMean = page.didYouMean ?? null;
         // Warnings and request counts travel on every line: a stream reader sees them at once.
         const notes = { ...(page.warnings?.length ? { warnings: page.warnings } : {}), ...(page.requests && Object.keys(page.requests).length ? { requests: page.requests } : {}) };
-        yield { type: "progress", data: { center, leads, nextPageToken, ...notes } };
+        yield { type: "progress", data: { center, leads, nextPageToken, resolvedLocation, didYouMean, ...notes } };
 
         const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken, ...notes }), log);
         signal.throwIfAborted();
@@ -180,6 +184,8 @@ export class LeadSearchService {
             nextPageToken,
             quota: deps.quota.current(teamId),
             enrichmentRetryToken: enriched.retryToken,
+            resolvedLocation,
+            didYouMean,
             ...notes,
           },
         };

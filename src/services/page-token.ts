@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { Keyring } from "../core/crypto.js";
 import { badRequest } from "../core/errors.js";
 import type { LatLng } from "../core/geo.js";
+import type { ResolvedLocation } from "../core/schemas/lead.js";
 
 /** Page tokens last a day: long enough to page through a list later, short enough that stale cursors die. */
 export const PAGE_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,6 +17,8 @@ export interface SearchParameters {
   lng: number | null;
   locationPlaceId: string | null;
   radiusKm: number;
+  /** The order across pages (the default applied: "relevance"). */
+  sort: "relevance" | "distance" | "name";
   /** The body's `sources`, or null for the server's default. */
   sources: readonly string[] | null;
 }
@@ -28,6 +31,8 @@ export interface PageState {
   center: LatLng;
   /** The provider's cursor for the next page. */
   cursor: string;
+  /** What the location resolved to on the first page (absent in tokens issued before it was carried). */
+  resolvedLocation?: ResolvedLocation | null;
 }
 
 interface Payload {
@@ -39,13 +44,17 @@ interface Payload {
   lng: number;
   cursor: string;
   exp: number;
+  /** The resolved location's name and kind (its point is lat/lng). */
+  loc?: [string, ResolvedLocation["kind"]];
 }
 
 function digest(params: SearchParameters): string {
-  // `sources` joins the list only when given, so tokens of searches without it keep their digest.
-  const fields: unknown[] = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
-  if (params.sources) fields.push(params.sources);
-  const canonical = JSON.stringify(fields);
+  // The sort and the sources join the list only when not the default, so tokens issued
+  // before they existed still verify for a search with the defaults.
+  const bound: unknown[] = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
+  if (params.sort !== "relevance") bound.push(params.sort);
+  if (params.sources) bound.push({ sources: params.sources });
+  const canonical = JSON.stringify(bound);
   return createHash("sha256").update(canonical).digest("base64url");
 }
 
@@ -71,6 +80,7 @@ export class PageTokens {
       lng: state.center.lng,
       cursor: state.cursor,
       exp: this.clock.now().getTime() + PAGE_TOKEN_TTL_MS,
+      ...(state.resolvedLocation ? { loc: [state.resolvedLocation.name, state.resolvedLocation.kind] as [string, ResolvedLocation["kind"]] } : {}),
     };
     const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
     return `${body}.${this.keyring.sign(PURPOSE, body)}`;
@@ -92,12 +102,14 @@ export class PageTokens {
     }
     if (payload.params !== digest(params)) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm and sources as the first page (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm, sort and sources as the first page (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {
       throw badRequest("pageToken: expired (page tokens are valid for 24 hours); start the search again without pageToken");
     }
-    return { searchId: payload.search, center: { lat: payload.lat, lng: payload.lng }, cursor: payload.cursor };
+    const center = { lat: payload.lat, lng: payload.lng };
+    const resolvedLocation = payload.loc ? { name: payload.loc[0], kind: payload.loc[1], ...center } : null;
+    return { searchId: payload.search, center, cursor: payload.cursor, resolvedLocation };
   }
 }

@@ -2,10 +2,10 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import { PlaceSourceName, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
+import { PlaceSourceName, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
-import { intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
+import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
 import type { CliIO } from "../io.js";
 import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
@@ -30,6 +30,7 @@ interface SearchOptions {
   out?: string;
   complete?: boolean;
   refresh?: boolean;
+  sort?: string;
   source?: string;
 }
 
@@ -40,6 +41,7 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
   if ((lat === undefined) !== (lng === undefined)) throw new UsageError("--lat and --lng go together: give both or neither");
   const location = options.location ?? (lat !== undefined ? `${lat},${lng}` : undefined);
   if (!location) throw new UsageError("missing --location (or --lat and --lng)");
+  const sort = choiceFlag("--sort", options.sort?.trim().toLowerCase(), SearchSort.options);
   return {
     location,
     keywords: options.keywords,
@@ -48,6 +50,7 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
     lng: lng ?? null,
     locationPlaceId: options.placeId ?? null,
     pageToken: options.pageToken ?? null,
+    ...(sort ? { sort } : {}),
     // Only sent when asked: a server that predates the flag rejects unknown fields.
     ...(options.refresh ? { refresh: true } : {}),
     ...(options.source !== undefined ? { sources: sourcesFlag(options.source) } : {}),
@@ -102,6 +105,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
     .option("--lng <deg>", "centre longitude (with --lat)")
     .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
+    .option("--sort <order>", "order of the leads across pages: relevance (default: category matches first, then by distance), distance or name")
     .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
     .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
     .option("--all", "fetch every page")
@@ -177,8 +181,18 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       for (const warning of warnings) ctx.warn(warning);
       const spent = Object.entries(requests).filter(([, n]) => n > 0);
       if (spent.length) ctx.info(`requests to outside sources: ${spent.map(([source, n]) => `${source} ${n}`).join(", ")}`);
+      if (last?.didYouMean) {
+        ctx.info(
+          merged.size === 0
+            ? `no leads for ${JSON.stringify(input.keywords)}; did you mean ${JSON.stringify(last.didYouMean)}?`
+            : `nothing matched ${JSON.stringify(input.keywords)} as typed; did you mean ${JSON.stringify(last.didYouMean)}? (showing its leads)`,
+        );
+      }
       for (const line of enrichmentFailureSummary([...merged.values()])) ctx.info(line);
       if (!options.json && !options.ndjson) {
+        // What the location was understood as (--json and --ndjson carry it as resolvedLocation).
+        const place = last?.resolvedLocation;
+        if (place) ctx.info(`around ${place.name} (${place.kind}, ${place.lat.toFixed(5)}, ${place.lng.toFixed(5)})`);
         ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
         if (last?.quota) ctx.info(quotaLine(last.quota));
         if (options.out) ctx.info(`written to ${options.out}`);
@@ -186,8 +200,8 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     });
   example(
     search,
-    "outreach leads search --location Monaco --keywords restaurant",
     "outreach leads search --location Vaduz --keywords dentist",
+    "outreach leads search --location Monaco --keywords restaurant",
     "outreach leads search --location Vaduz --keywords dentist --source local,google",
     'outreach leads search --location "9490 Vaduz" --keywords restaurant --radius 10 --all --csv --out leads.csv',
     "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",

@@ -12,6 +12,8 @@ import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
 import { dropPlacesFts } from "./014-drop-places-fts.js";
+import { categoryTags } from "./015-category-tags.js";
+import { namedPlaces } from "./016-named-places.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -35,4 +37,6 @@ export const MIGRATIONS: readonly Migration[] = [
   contactNgrams,
   placePostings,
   dropPlacesFts,
+  categoryTags,
+  namedPlaces,
 ];
