@@ -3,6 +3,7 @@ import { NominatimGeocoder } from "../providers/geocode/nominatim.js";
 import { GooglePlacesProvider } from "../providers/places/google-places.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
+import { OverpassProvider } from "../providers/places/overpass.js";
 import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
@@ -59,13 +60,26 @@ export interface Services {
 }
 
 /** The local index plus every outside source the settings turn on (docs/self-hosting.md, "Place sources"). */
-function placeSources({ config, clock }: ServiceDeps, local: LocalPlaceProvider): PlaceSources {
+function placeSources({ config, clock, cacheDir }: ServiceDeps, local: LocalPlaceProvider): PlaceSources {
   const now = () => clock.now().getTime();
   const providers = new Map<string, PlaceSearchProvider>([["local", local]]);
   if (config.googlePlacesKey) {
     providers.set(
       "google",
       new GooglePlacesProvider({ apiKey: config.googlePlacesKey, baseUrl: config.googlePlacesUrl, timeoutMs: config.sourceTimeoutMs, maxRequests: config.googleMaxRequests, now }),
+    );
+  }
+  if (config.overpassUrl) {
+    providers.set(
+      "overpass",
+      new OverpassProvider({
+        url: config.overpassUrl,
+        userAgent: config.userAgent,
+        clock,
+        timeoutMs: config.sourceTimeoutMs,
+        cacheSeconds: config.overpassCacheSeconds,
+        vocabulary: () => loadCategoryVocabulary(cacheDir),
+      }),
     );
   }
   return new PlaceSources(providers, config.placesSources, now);

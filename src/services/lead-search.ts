@@ -152,7 +152,8 @@ export class LeadSearchService {
           // The client is gone, so nobody reads this; an AppError is not logged as a fault.
           if (isAbort(err, signal)) throw new AppError("internal_error", "the search was cancelled by the client", { cause: err });
           if (reservationId) deps.quota.refund(reservationId);
-          if (!isAppError(err)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          // An outside service's failure is expected weather (its message goes to the caller); anything else is a fault worth a log line.
+          if (!isAppError(err) && !(err instanceof ServiceError)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
           // An outside service's failure is named (it is ours to describe); anything else is not shown.
           const reason = err instanceof ServiceError ? err.message.slice(0, 500) : `${deps.provider.name} failed`;
           throw new AppError("provider_error", `no place source answered (${reason}); the search was not counted against the quota, try again`, {

@@ -1,6 +1,6 @@
 import { distanceKm } from "../../core/geo.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { normaliseKey } from "../../core/text.js";
+import { businessNameKey } from "./same-business.js";
 
 /** Same folded name this close: one business (docs/api.md, "Sources"). */
 const SAME_NAME_KM = 0.05;
@@ -25,7 +25,7 @@ function sameBusiness(a: Lead, b: Lead): boolean {
     const pa = phoneKey(a.phone);
     if (pa && pa === phoneKey(b.phone)) return true;
   }
-  return d <= SAME_NAME_KM && normaliseKey(a.name) === normaliseKey(b.name);
+  return d <= SAME_NAME_KM && businessNameKey(a.name) === businessNameKey(b.name);
 }
 
 /** How much a record says: the fields a lead is worth having for. */
