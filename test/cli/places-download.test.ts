@@ -57,12 +57,20 @@ describe("outreach places download / update (Geofabrik)", () => {
     expect(near(body.imported.added, 591)).toBe(true);
     expect(result.stderr).toMatch(/liechtenstein: downloaded, 3\.3 MB, MD5 [0-9a-f]{32} checked/);
     expect(stub.requests.every((r) => r.userAgent?.startsWith("outreach/"))).toBe(true);
+    expect(result.stdout).not.toMatch(/MB\/s/);
     const again = await run(["places", "download", "liechtenstein"]);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/liechtenstein: already in the cache, unchanged/);
     expect(pbfGets(stub)).toHaveLength(1);
     const search = await run(["leads", "search", "--lat", "47.141", "--lng", "9.5209", "--keywords", "restaurant", "--json"]);
     expect((JSON.parse(search.stdout) as { leads: unknown[] }).leads.length).toBeGreaterThan(10);
+  });
+
+  it("on a terminal: progress with bytes, percent, rate and ETA on stderr", async () => {
+    const { env } = await setup();
+    const result = await runCli(["places", "download", "monaco"], { env, tty: true });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/monaco: 0\.7 of 0\.7 MB \(100 %\), [\d.]+ MB\/s, ETA 0 s/);
   });
 
   it("resumes an interrupted download with Range, and the result matches the published MD5", async () => {

@@ -104,6 +104,14 @@ describe("one search over several place sources", () => {
     expect(stub.requests.some((r) => (r as { path: string }).path === "/v1/places/ChIJsmile")).toBe(true);
   });
 
+  it("sort applies to outside sources and merged lists too", async () => {
+    const { search } = await setup();
+    const byName = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "dentist", sort: "name" })).json());
+    expect(byName.leads.map((l) => l.name)).toEqual(["Dentists Vaduz", "Dr. Meier", "Smile Dental Studio"]);
+    const byDistance = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "dentist", sort: "distance", sources: ["google"] })).json());
+    expect(byDistance.leads.map((l) => l.placeId)).toEqual(["google:ChIJdentists", "google:ChIJsmile"]);
+  });
+
   it("OUTREACH_PLACES_SOURCES sets the default: local only although Google is configured", async () => {
     const { search, stub } = await setup({ OUTREACH_PLACES_SOURCES: "local" });
     const body = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "dentist" })).json());

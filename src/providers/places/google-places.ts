@@ -3,7 +3,7 @@ import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import { retryAfterSeconds, ServiceError, serviceFetch } from "../service-http.js";
 import { tileCircle, type TileAnswer } from "./circle-tiling.js";
-import { cursorOffset, ListCache, pageOfList } from "./list-pages.js";
+import { cursorOffset, ListCache, orderLeads, pageOfList } from "./list-pages.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
@@ -119,7 +119,7 @@ export class GooglePlacesProvider implements PlaceSearchProvider {
       this.lists.set(key, list);
     }
     return {
-      ...pageOfList(list.leads, offset, "g"),
+      ...pageOfList(orderLeads(list.leads, request.sort, request.center), offset, "g"),
       ...(offset === 0 && list.warnings.length ? { warnings: list.warnings } : {}),
       requests: { google: fresh ? list.requests : 0 },
     };

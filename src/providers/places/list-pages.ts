@@ -1,5 +1,6 @@
+import { distanceKm, type LatLng } from "../../core/geo.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { PAGE_SIZE } from "./provider.js";
+import { PAGE_SIZE, type LeadSort } from "./provider.js";
 
 /**
  * Sources that answer a search with one whole list (Google after tiling, Overpass, the
@@ -38,6 +39,21 @@ export function cursorOffset(cursor: string | null, letter: string): number {
   const m = /^([a-z]):(\d{1,7})$/.exec(cursor);
   if (!m || m[1] !== letter) throw new Error(`malformed cursor ${JSON.stringify(cursor)}`);
   return Number(m[2]);
+}
+
+/**
+ * A whole list in the search's order: `relevance` keeps the source's own ranking (or the
+ * merge's), `distance` and `name` reorder it (stable, so equal ones keep that ranking).
+ */
+export function orderLeads(leads: readonly Lead[], sort: LeadSort | undefined, center: LatLng): readonly Lead[] {
+  if (!sort || sort === "relevance") return leads;
+  if (sort === "distance") {
+    return leads
+      .map((lead) => ({ lead, d: distanceKm(center, lead) }))
+      .sort((a, b) => a.d - b.d)
+      .map((x) => x.lead);
+  }
+  return [...leads].sort((a, b) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }));
 }
 
 /** One page of a whole list, and the cursor of the next. */

@@ -5,7 +5,7 @@ import type { Lead } from "../../core/schemas/lead.js";
 import { retryAfterSeconds, ServiceError, serviceFetch } from "../service-http.js";
 import type { CategoryVocabulary } from "./category-vocabulary.js";
 import { parseKeywords } from "./keywords.js";
-import { cursorOffset, ListCache, pageOfList } from "./list-pages.js";
+import { cursorOffset, ListCache, orderLeads, pageOfList } from "./list-pages.js";
 import { osmElementToItem } from "./osm-tags.js";
 import { overpassQuery } from "./overpass-query.js";
 import type { PlaceSearchPage, PlaceSearchProvider, PlaceSearchRequest, ResolvedPlace } from "./provider.js";
@@ -81,7 +81,7 @@ export class OverpassProvider implements PlaceSearchProvider {
         .map((x) => x.lead);
       this.answers.set(query, leads);
     }
-    return { ...pageOfList(leads, offset, "p"), requests: { overpass: fresh ? 1 : 0 } };
+    return { ...pageOfList(orderLeads(leads, request.sort, request.center), offset, "p"), requests: { overpass: fresh ? 1 : 0 } };
   }
 
   /** An `osm:<type>:<id>` the local index does not hold, looked up live. */

@@ -1,7 +1,7 @@
 import type { Lead } from "../../core/schemas/lead.js";
 import { ServiceError } from "../service-http.js";
 import { mergeRankedLists } from "./lead-merge.js";
-import { cursorOffset, ListCache, pageOfList } from "./list-pages.js";
+import { cursorOffset, ListCache, orderLeads, pageOfList } from "./list-pages.js";
 import { type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /** Leads read from one source for a merged search: its first ten pages. */
@@ -51,7 +51,7 @@ export class PlaceSources implements PlaceSearchProvider {
     const offset = cursorOffset(request.cursor, "m");
     const list = await this.mergedList(names, request);
     return {
-      ...pageOfList(list.leads, offset, "m"),
+      ...pageOfList(orderLeads(list.leads, request.sort, request.center), offset, "m"),
       ...(offset === 0 && list.warnings.length ? { warnings: list.warnings } : {}),
       ...(offset === 0 ? { requests: list.requests } : {}),
     };
