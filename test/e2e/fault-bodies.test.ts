@@ -115,5 +115,5 @@ describe("no request body, of any size, shape or encoding, ends the server", () 
     expect(serve.stderr()).not.toMatch(/internal error|TypeError|RangeError/);
     serve.child.kill("SIGTERM");
     expect((await serve.exited).code).toBe(0);
-  });
+  }, 180_000); // 624 requests against a spawned serve: generous on a loaded machine
 });

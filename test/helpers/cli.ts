@@ -1,6 +1,8 @@
 import { PassThrough } from "node:stream";
 import { run } from "../../src/cli/main.js";
 import type { RunDeps } from "../../src/cli/context.js";
+import { dirname } from "node:path";
+import { resolveCacheDir } from "../../src/services/instance.js";
 import { tempDir } from "./data-dir.js";
 import { testDkimKeys } from "./dkim-keys.js";
 
@@ -50,12 +52,18 @@ export async function runCli(argv: string[], options: CliRunOptions = {}): Promi
   return { code, stdout, stderr };
 }
 
-/** An isolated CLI environment that persists across several runCli calls (same config and data). */
+/**
+ * An isolated CLI environment that persists across several runCli calls (same config and data).
+ * The cache alone is shared with the test process (the category vocabulary, derived from
+ * the installed packages, where `testVocabulary` reads it): a spawned server would otherwise
+ * build it again on its first search, which takes seconds.
+ */
 export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     HOME: tempDir(),
     XDG_CONFIG_HOME: tempDir(),
     XDG_DATA_HOME: tempDir(),
+    XDG_CACHE_HOME: dirname(resolveCacheDir()),
     OUTREACH_RATE_LIMIT: "0",
     OUTREACH_ENRICH: "0",
     NO_COLOR: "1",

@@ -263,6 +263,22 @@ describe("local place provider", () => {
     expect(bakeries.leads.map((l) => l.placeId)).toEqual(["long", "named"]);
   });
 
+  it("loads its vocabulary when prepared (a server does so before listening, not in its first request)", async () => {
+    const instance = createTestInstance();
+    insertPlaces(instance.services.deps.db, vaduzPlaces());
+    let loads = 0;
+    const local = new LocalPlaceProvider(instance.services.deps.db, {
+      vocabulary: () => {
+        loads++;
+        return testVocabulary();
+      },
+    });
+    local.prepare();
+    expect(loads).toBe(1);
+    const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "Zahnarzt", cursor: null, signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["osm:node:1", "osm:node:2", "osm:node:3"]);
+  });
+
   it("resolves its own place IDs and knows no others", async () => {
     const { local } = provider();
     expect(await local.resolvePlaceId("osm:node:1", signal)).toMatchObject({ name: "Dentists Vaduz" });

@@ -19,7 +19,7 @@ describe("hostile websites do not stall the server", () => {
   it("answers /healthz throughout a search whose every site is hostile", async () => {
     const map: FixtureMap = Object.fromEntries(KINDS.map((kind) => [`${kind}-hostile.de`, { "/": (HOSTILE_PAGES as FixtureMap[string])[kind]! }]));
     const sites = await startFixtureSites(map);
-    const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 25_000, enrichSiteBudgetMs: 15_000 } });
+    const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 90_000, enrichSiteBudgetMs: 60_000 } });
     t.services.enrichment.useResolver(fixtureLookup);
     insertPlaces(
       t.services.deps.db,
@@ -53,7 +53,8 @@ describe("hostile websites do not stall the server", () => {
       expect(lead.email).toBeNull();
     }
     expect(polls.length).toBeGreaterThan(10);
-    // Generous: the old extractor stalled the loop for 5–20 s on these pages.
-    expect(Math.max(...polls)).toBeLessThan(1500);
-  });
+    // Generous (a loaded 2-core CI machine delays polls by a second or more): the old extractor
+    // stalled the loop for 5–20 s on these pages.
+    expect(Math.max(...polls)).toBeLessThan(4000);
+  }, 150_000);
 });

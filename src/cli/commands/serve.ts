@@ -20,6 +20,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       const instance = ctx.openInstance(dataDir);
       const timeoutMs = flagTimeout ?? instance.services.deps.config.shutdownTimeoutMs;
       const log = (line: string) => ctx.io.stderr.write(line + "\n");
+      // Before listening: a fresh install builds the search's vocabulary here, not in a request.
+      instance.services.placeProvider.prepare?.();
       const app = createApp(instance.services, { log });
       const server = await startServer(app, { host: options.host, port, log });
       const checkpoints = instance.startBackgroundCheckpoints(log);

@@ -109,6 +109,10 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean, ...(warnings ? { warnings } : {}) };
   }
 
+  prepare(): void {
+    this.vocabulary();
+  }
+
   async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
     const row = this.repo.byPlaceId(placeId);
     return row ? { center: { lat: row.lat, lng: row.lng }, name: row.name } : undefined;

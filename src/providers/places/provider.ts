@@ -75,6 +75,12 @@ export interface PlaceSearchProvider {
   search(request: PlaceSearchRequest): Promise<PlaceSearchPage>;
   /** The point of a provider place ID, or undefined when the provider does not know it. */
   resolvePlaceId(placeId: string, signal: AbortSignal): Promise<ResolvedPlace | undefined>;
+  /**
+   * Load now what the first search would otherwise load (the local provider's category
+   * vocabulary: seconds to build on a fresh install), so that a server pays it before it
+   * listens instead of inside a request.
+   */
+  prepare?(): void;
 }
 
 /** Pages hold at most 20 leads (docs/api.md, "Pages"). */
