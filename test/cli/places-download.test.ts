@@ -36,7 +36,8 @@ async function setup() {
 
 const pbfGets = (stub: Stub) => stub.requests.filter((r) => r.path.endsWith(".osm.pbf"));
 
-describe("outreach places download / update (Geofabrik)", () => {
+// Real extracts imported and searched: generous on a loaded 2-core machine.
+describe("outreach places download / update (Geofabrik)", { timeout: 120_000 }, () => {
   it("--list [filter] lists the index's regions", async () => {
     const { run } = await setup();
     const all = await run(["places", "download", "--list", "--json"]);

@@ -6,7 +6,8 @@ import { near } from "../helpers/places-data.js";
 import { runBin } from "../helpers/serve-bin.js";
 import { tempDir } from "../helpers/data-dir.js";
 
-describe("the bundled Monaco sample", () => {
+// Real imports and a spawned CLI: generous on a loaded 2-core machine.
+describe("the bundled Monaco sample", { timeout: 120_000 }, () => {
   it("places import --sample imports it (the whole country, ODbL attribution in stats)", async () => {
     const env = cliEnv();
     const result = await runCli(["places", "import", "--sample", "--json"], { env });

@@ -36,6 +36,11 @@ export class PlaceSources implements PlaceSearchProvider {
     this.merged = new ListCache(MERGED_TTL_MS, now);
   }
 
+  /** What each source loads before a server listens (the local index's category vocabulary). */
+  prepare(): void {
+    for (const provider of this.providers.values()) provider.prepare?.();
+  }
+
   /** The configured sources' names. */
   get names(): string[] {
     return [...this.providers.keys()];
