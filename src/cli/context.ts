@@ -92,12 +92,17 @@ export class CommandContext {
     return instance;
   }
 
-  client(): Promise<ApiClient> {
-    this.clientPromise ??= this.makeClient();
+  /**
+   * The API client. `sampleOnFirstUse` (the lead search): a local data directory that this
+   * very call initialises, with nothing imported, gets the bundled Monaco sample first, so
+   * the README's first command gives real leads on a machine without network.
+   */
+  client(options: { sampleOnFirstUse?: boolean } = {}): Promise<ApiClient> {
+    this.clientPromise ??= this.makeClient(options.sampleOnFirstUse === true);
     return this.clientPromise;
   }
 
-  private async makeClient(): Promise<ApiClient> {
+  private async makeClient(sampleOnFirstUse = false): Promise<ApiClient> {
     const mode = this.mode();
     if (mode.kind === "remote") {
       if (!mode.token) {
@@ -106,7 +111,13 @@ export class CommandContext {
       return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token);
     }
     const instance = this.openInstance(mode.dataDir);
+    const firstUse = instance.services.identity.users.count() === 0;
     const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
+    if (sampleOnFirstUse && firstUse && instance.services.placesImport.isEmpty()) {
+      this.info("The places index is empty: importing the bundled sample, Monaco (© OpenStreetMap contributors, ODbL 1.0), to search it now.");
+      const summary = await instance.services.placesImport.importSample({ signal: this.io.signal });
+      this.info(`${summary.total} places imported. For your own area: \`outreach places download <region> --import\` (\`outreach places download --list\` lists regions).`);
+    }
     const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
   }

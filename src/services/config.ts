@@ -45,6 +45,24 @@ export interface ServerConfig {
   trustedProxies: string[];
   /** Drop found emails whose domain cannot receive mail (DNS through `dnsServers`; `OUTREACH_EMAIL_DNS_CHECK=0` turns it off). */
   emailDnsCheck: boolean;
+  /** Google Places API (New) key (`OUTREACH_GOOGLE_PLACES_KEY`); unset: the source is off. */
+  googlePlacesKey: string | null;
+  /** Google Places base URL (`OUTREACH_GOOGLE_PLACES_URL`). */
+  googlePlacesUrl: string;
+  /** Text Search requests one lead search may spend on its tiles (`OUTREACH_GOOGLE_MAX_REQUESTS`). */
+  googleMaxRequests: number;
+  /** Overpass API endpoint (`OUTREACH_OVERPASS_URL`, e.g. https://overpass-api.de/api/interpreter); unset: off. */
+  overpassUrl: string | null;
+  /** How long an Overpass answer is reused for the same query, in seconds (`OUTREACH_OVERPASS_CACHE_SECONDS`). */
+  overpassCacheSeconds: number;
+  /** Nominatim base URL (`OUTREACH_NOMINATIM_URL`, e.g. https://nominatim.openstreetmap.org); unset: off. */
+  nominatimUrl: string | null;
+  /** Time limit of one request to Google, Overpass or Nominatim, in milliseconds (`OUTREACH_SOURCE_TIMEOUT_MS`). */
+  sourceTimeoutMs: number;
+  /** The sources of a search whose body names none (`OUTREACH_PLACES_SOURCES`; default: local plus every configured one). */
+  placesSources: string[];
+  /** Geofabrik's download server (`OUTREACH_GEOFABRIK_URL`), for `outreach places download`. */
+  geofabrikUrl: string;
   /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
   proxy: { http?: string; https?: string; noProxy: string[] };
   /** The SMTP relay campaigns are delivered through (`OUTREACH_SMTP_URL`); unset: nothing is delivered. */
@@ -183,13 +201,52 @@ function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
   return url.href.replace(/\/+$/, "");
 }
 
+/** An http(s) base URL of an outside service, or null when the variable is unset. */
+function serviceUrl(env: NodeJS.ProcessEnv, name: string, fallback: string | null = null): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL (got ${JSON.stringify(raw)})`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${name} must be an http:// or https:// URL (got ${JSON.stringify(raw)})`);
+  return raw.replace(/\/+$/, "");
+}
+
+const PLACE_SOURCES = ["local", "google", "overpass"];
+
+/** `OUTREACH_PLACES_SOURCES`: known and configured names, or local plus every configured source. */
+function placesSources(env: NodeJS.ProcessEnv, configured: string[]): string[] {
+  const names = list(env.OUTREACH_PLACES_SOURCES).map((n) => n.toLowerCase());
+  if (names.length === 0) return configured;
+  for (const name of names) {
+    if (!PLACE_SOURCES.includes(name)) throw new ConfigError(`OUTREACH_PLACES_SOURCES: unknown source ${JSON.stringify(name)} (known: ${PLACE_SOURCES.join(", ")})`);
+    if (!configured.includes(name)) throw new ConfigError(`OUTREACH_PLACES_SOURCES names ${name}, which is not configured (set ${name === "google" ? "OUTREACH_GOOGLE_PLACES_KEY" : "OUTREACH_OVERPASS_URL"})`);
+  }
+  return [...new Set(names)];
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
   if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
     throw new ConfigError(`OUTREACH_ENRICH must be 0 or 1 (got ${JSON.stringify(env.OUTREACH_ENRICH)})`);
   }
   const bounceHost = hostName(env.OUTREACH_BOUNCE_HOST?.trim().replace(/\.$/, "") || "bounces.outreach.localhost", "OUTREACH_BOUNCE_HOST");
+  const googlePlacesKey = env.OUTREACH_GOOGLE_PLACES_KEY?.trim() || null;
+  const overpassUrl = serviceUrl(env, "OUTREACH_OVERPASS_URL");
+  const configuredSources = ["local", ...(googlePlacesKey ? ["google"] : []), ...(overpassUrl ? ["overpass"] : [])];
   const config: ServerConfig = {
+    googlePlacesKey,
+    googlePlacesUrl: serviceUrl(env, "OUTREACH_GOOGLE_PLACES_URL", "https://places.googleapis.com")!,
+    googleMaxRequests: integer(env, "OUTREACH_GOOGLE_MAX_REQUESTS", 40, 1, 1000),
+    overpassUrl,
+    overpassCacheSeconds: integer(env, "OUTREACH_OVERPASS_CACHE_SECONDS", 600, 0, 7 * 86_400),
+    nominatimUrl: serviceUrl(env, "OUTREACH_NOMINATIM_URL"),
+    sourceTimeoutMs: integer(env, "OUTREACH_SOURCE_TIMEOUT_MS", 30_000, 100, 600_000),
+    placesSources: placesSources(env, configuredSources),
+    geofabrikUrl: serviceUrl(env, "OUTREACH_GEOFABRIK_URL", "https://download.geofabrik.de")!,
     rateLimitPerMinute: integer(env, "OUTREACH_RATE_LIMIT", 120, 0, 1_000_000),
     enrich: !["0", "false", "off", "no"].includes(enrichRaw),
     enrichBudgetMs: integer(env, "OUTREACH_ENRICH_BUDGET_MS", 8000, 100, 600_000),

@@ -1,6 +1,10 @@
 import { Geocoder } from "../providers/geocode/geocoder.js";
+import { NominatimGeocoder } from "../providers/geocode/nominatim.js";
+import { GooglePlacesProvider } from "../providers/places/google-places.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
+import { OverpassProvider } from "../providers/places/overpass.js";
+import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
@@ -16,6 +20,7 @@ import type { LeadEnricher } from "./lead-enricher.js";
 import { LeadSearchService } from "./lead-search.js";
 import { PlacesImportService } from "./places-import.js";
 import { PlanService } from "./plans.js";
+import { RegionDownloadService } from "./region-downloads.js";
 import { QuotaService } from "./quota.js";
 import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService, sendingDomainsColumnSet } from "./sending-domains.js";
@@ -44,10 +49,12 @@ export interface Services {
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
   placesImport: PlacesImportService;
+  /** `outreach places download|update`: Geofabrik extracts cached in the data directory. */
+  regionDownloads: RegionDownloadService;
   /** Website enrichment; also the LeadEnricher the lead search calls. */
   enrichment: EnrichmentService;
   quota: QuotaService;
-  /** Where leads come from: the local places index unless replaced (Google, Overpass later). */
+  /** Where leads come from: the configured place sources (local index, Google, Overpass) behind one provider; tests may replace it. */
   placeProvider: PlaceSearchProvider;
   geocoder: Geocoder;
   /** Website enrichment of search results: the enrichment service (a pass-through with OUTREACH_ENRICH=0). */
@@ -95,6 +102,32 @@ export function createBounces(services: Services, log: (line: string) => void): 
   return new BounceService({ db, clock, contacts: services.contacts, suppressions: services.suppressions, log });
 }
 
+/** The local index plus every outside source the settings turn on (docs/self-hosting.md, "Place sources"). */
+function placeSources({ config, clock, cacheDir }: ServiceDeps, local: LocalPlaceProvider): PlaceSources {
+  const now = () => clock.now().getTime();
+  const providers = new Map<string, PlaceSearchProvider>([["local", local]]);
+  if (config.googlePlacesKey) {
+    providers.set(
+      "google",
+      new GooglePlacesProvider({ apiKey: config.googlePlacesKey, baseUrl: config.googlePlacesUrl, timeoutMs: config.sourceTimeoutMs, maxRequests: config.googleMaxRequests, now }),
+    );
+  }
+  if (config.overpassUrl) {
+    providers.set(
+      "overpass",
+      new OverpassProvider({
+        url: config.overpassUrl,
+        userAgent: config.userAgent,
+        clock,
+        timeoutMs: config.sourceTimeoutMs,
+        cacheSeconds: config.overpassCacheSeconds,
+        vocabulary: () => loadCategoryVocabulary(cacheDir),
+      }),
+    );
+  }
+  return new PlaceSources(providers, config.placesSources, now);
+}
+
 /**
  * Wire the services of one data directory. Each gets its dependencies by name; nothing
  * here does work beyond building objects (the contacts' n-gram and the places' category
@@ -127,13 +160,17 @@ export function createServices(deps: ServiceDeps): Services {
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
+  const regionDownloads = new RegionDownloadService({ config, clock, dataDir: deps.dataDir, placesImport });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
-  const placeProvider = new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) });
-  const geocoder = new Geocoder(db);
+  const placeProvider = placeSources(deps, new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) }));
+  const nominatim = config.nominatimUrl
+    ? new NominatimGeocoder({ baseUrl: config.nominatimUrl, userAgent: config.userAgent, clock, timeoutMs: config.sourceTimeoutMs })
+    : undefined;
+  const geocoder = new Geocoder(db, undefined, nominatim);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;
-  const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, geocoder, enricher: leadEnricher });
+  const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, sourceNames: placeProvider.names, geocoder, enricher: leadEnricher });
   return {
     deps,
     plans,
@@ -149,6 +186,7 @@ export function createServices(deps: ServiceDeps): Services {
     teamApiKeys,
     brand,
     placesImport,
+    regionDownloads,
     enrichment,
     quota,
     placeProvider,

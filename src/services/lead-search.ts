@@ -1,8 +1,9 @@
-import { AppError, isAppError } from "../core/errors.js";
+import { AppError, badRequest, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
 import { Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
-import type { Geocoder } from "../providers/geocode/geocoder.js";
+import type { GeocodeResult, Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
+import { ServiceError } from "../providers/service-http.js";
 import type { Principal } from "./auth.js";
 import type { ContactService } from "./contacts.js";
 import type { ServiceDeps } from "./deps.js";
@@ -23,6 +24,8 @@ export interface LeadSearchDeps extends Pick<ServiceDeps, "clock" | "keyring"> {
   contacts: ContactService;
   quota: QuotaService;
   provider: PlaceSearchProvider;
+  /** The configured place sources' names, against which a body's `sources` is checked (default: only `local`). */
+  sourceNames?: readonly string[];
   geocoder: Geocoder;
   enricher: LeadEnricher;
   log?: (line: string) => void;
@@ -70,6 +73,7 @@ export class LeadSearchService {
       locationPlaceId: input.locationPlaceId ?? null,
       radiusKm: input.radiusKm ?? DEFAULT_RADIUS_KM,
       sort: input.sort ?? "relevance",
+      sources: this.checkSources(input.sources),
     };
 
     // A following page: the token carries the centre and cursor; no geocoding, no quota.
@@ -80,12 +84,38 @@ export class LeadSearchService {
       return this.accepted(team.id, params, located, state.cursor, state.searchId, null, input.refresh === true);
     }
 
-    const place = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
+    const place = await this.geocode(team.id, input, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
     const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
     return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
+  }
+
+  /** The search's centre; an online geocoder or place source that cannot answer is a provider failure (nothing is reserved yet). */
+  private async geocode(teamId: string, input: SearchInput, signal: AbortSignal): Promise<GeocodeResult> {
+    try {
+      return await this.deps.geocoder.resolve(input, this.deps.provider, signal);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      throw new AppError("provider_error", `the location could not be resolved (${err.message.slice(0, 300)}); nothing was counted against the quota, try again`, {
+        body: { quota: this.deps.quota.current(teamId) },
+        cause: err,
+      });
+    }
+  }
+
+  /** The body's `sources`, each configured on this server (400 naming one that is not), or null for the default. */
+  private checkSources(sources: readonly string[] | undefined): readonly string[] | null {
+    if (!sources) return null;
+    const configured = this.deps.sourceNames ?? ["local"];
+    for (const [i, name] of sources.entries()) {
+      if (!configured.includes(name)) {
+        throw badRequest(`sources[${i}]: ${JSON.stringify(name)} is not configured on this server (configured: ${configured.join(", ")}; see docs/self-hosting.md)`);
+      }
+      if (sources.indexOf(name) !== i) throw badRequest(`sources[${i}]: ${JSON.stringify(name)} is named twice`);
+    }
+    return sources;
   }
 
   /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
@@ -116,14 +146,17 @@ export class LeadSearchService {
       async *run(signal, cutoff) {
         let page;
         try {
-          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, sort: params.sort, signal });
+          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, sort: params.sort, signal, sources: params.sources ?? undefined });
         } catch (err) {
           // A cancelled search keeps its cost; a failing provider gives it back.
           // The client is gone, so nobody reads this; an AppError is not logged as a fault.
           if (isAbort(err, signal)) throw new AppError("internal_error", "the search was cancelled by the client", { cause: err });
           if (reservationId) deps.quota.refund(reservationId);
-          if (!isAppError(err)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
-          throw new AppError("provider_error", `the lead provider failed (${deps.provider.name}); the search was not counted against the quota, try again`, {
+          // An outside service's failure is expected weather (its message goes to the caller); anything else is a fault worth a log line.
+          if (!isAppError(err) && !(err instanceof ServiceError)) log(`lead provider ${deps.provider.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          // An outside service's failure is named (it is ours to describe); anything else is not shown.
+          const reason = err instanceof ServiceError ? err.message.slice(0, 500) : `${deps.provider.name} failed`;
+          throw new AppError("provider_error", `no place source answered (${reason}); the search was not counted against the quota, try again`, {
             body: { quota: deps.quota.current(teamId) },
             cause: err,
           });
@@ -138,9 +171,11 @@ export class LeadSearchService {
           .slice(0, PAGE_SIZE);
         const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor, resolvedLocation }) : null;
         const didYouMean = page.didYouMean ?? null;
-        yield { type: "progress", data: { center, leads, nextPageToken, resolvedLocation, didYouMean } };
+        // Warnings and request counts travel on every line: a stream reader sees them at once.
+        const notes = { ...(page.warnings?.length ? { warnings: page.warnings } : {}), ...(page.requests && Object.keys(page.requests).length ? { requests: page.requests } : {}) };
+        yield { type: "progress", data: { center, leads, nextPageToken, resolvedLocation, didYouMean, ...notes } };
 
-        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
+        const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken, ...notes }), log);
         signal.throwIfAborted();
         yield {
           type: "complete",
@@ -152,6 +187,7 @@ export class LeadSearchService {
             enrichmentRetryToken: enriched.retryToken,
             resolvedLocation,
             didYouMean,
+            ...notes,
           },
         };
       },

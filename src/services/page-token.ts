@@ -19,6 +19,8 @@ export interface SearchParameters {
   radiusKm: number;
   /** The order across pages (the default applied: "relevance"). */
   sort: "relevance" | "distance" | "name";
+  /** The body's `sources`, or null for the server's default. */
+  sources: readonly string[] | null;
 }
 
 /** What a page token carries besides its binding. */
@@ -47,10 +49,12 @@ interface Payload {
 }
 
 function digest(params: SearchParameters): string {
-  // The sort joins the list only when it is not the default, so tokens issued before it
-  // existed still verify for a search in the default order.
-  const bound = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
-  const canonical = JSON.stringify(params.sort === "relevance" ? bound : [...bound, params.sort]);
+  // The sort and the sources join the list only when not the default, so tokens issued
+  // before they existed still verify for a search with the defaults.
+  const bound: unknown[] = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
+  if (params.sort !== "relevance") bound.push(params.sort);
+  if (params.sources) bound.push({ sources: params.sources });
+  const canonical = JSON.stringify(bound);
   return createHash("sha256").update(canonical).digest("base64url");
 }
 
@@ -98,7 +102,7 @@ export class PageTokens {
     }
     if (payload.params !== digest(params)) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm and sort as the first page (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm, sort and sources as the first page (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {

@@ -3,6 +3,7 @@ import { iso1A2Code } from "@rapideditor/country-coder";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { importerFor } from "../providers/places/importers/index.js";
+import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
@@ -220,6 +221,16 @@ export class PlacesImportService {
       withEmail: stats?.with_email ?? 0,
       seconds: (performance.now() - started) / 1000,
     };
+  }
+
+  /** Import the bundled Monaco sample (docs/data.md, "Bundled sample"); re-importing it changes nothing. */
+  importSample(options: Omit<ImportFileOptions, "bbox"> = {}): Promise<ImportSummary> {
+    return this.importFile(samplePath(), options);
+  }
+
+  /** Whether no place has been imported at all (a fresh data directory). */
+  isEmpty(): boolean {
+    return this.repo.indexCounts().places === 0;
   }
 
   stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {

@@ -64,6 +64,11 @@ export class PlaceSearchRepo {
     return names;
   }
 
+  /** Whether the index holds no place at all (nothing imported yet). */
+  isEmpty(): boolean {
+    return (this.db.prepare("SELECT EXISTS (SELECT 1 FROM places) AS found").get() as { found: number }).found === 0;
+  }
+
   rowsByIds(ids: readonly number[]): PlaceRow[] {
     if (ids.length === 0) return [];
     return this.rowsStatement.all(JSON.stringify(ids)) as PlaceRow[];

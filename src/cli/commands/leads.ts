@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import { SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
+import { PlaceSourceName, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
@@ -31,6 +31,7 @@ interface SearchOptions {
   complete?: boolean;
   refresh?: boolean;
   sort?: string;
+  source?: string;
 }
 
 /** The request body from the flags; bounds are the server's to check (its 400 names the field). */
@@ -52,7 +53,21 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
     ...(sort ? { sort } : {}),
     // Only sent when asked: a server that predates the flag rejects unknown fields.
     ...(options.refresh ? { refresh: true } : {}),
+    ...(options.source !== undefined ? { sources: sourcesFlag(options.source) } : {}),
   };
+}
+
+/** `--source local,google`: known names, each once (whether the server has them configured is its 400 to give). */
+function sourcesFlag(value: string): NonNullable<SearchInput["sources"]> {
+  const names = value.split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+  if (names.length === 0) throw new UsageError(`--source: give one or more of ${PlaceSourceName.options.join(", ")}, comma-separated`);
+  const parsed: PlaceSourceName[] = [];
+  for (const name of names) {
+    const result = PlaceSourceName.safeParse(name);
+    if (!result.success) throw new UsageError(`--source: unknown source ${JSON.stringify(name)} (known: ${PlaceSourceName.options.join(", ")})`);
+    if (!parsed.includes(result.data)) parsed.push(result.data);
+  }
+  return parsed;
 }
 
 /** Where data goes: stdout, or the `--out` file (written as it comes, so a long `--all --ndjson` is never held in memory). */
@@ -100,18 +115,21 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--out <file>", "write the data to FILE instead of stdout")
     .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
     .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
+    .option("--source <names>", `place sources to read, comma-separated: ${PlaceSourceName.options.join(", ")} (default: the server's setting)`)
     .action(async (options: SearchOptions) => {
       mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
       mutuallyExclusive({ "--complete": options.complete, "--ndjson": options.ndjson }, "--complete merges results: use it with --json, --csv or the table, not --ndjson");
       const pages = options.all ? Number.POSITIVE_INFINITY : (intFlag("--pages", options.pages, { min: 1 }) ?? 1);
       const input = searchInputFromFlags(options);
-      const client = await ctx.client();
+      const client = await ctx.client({ sampleOnFirstUse: true });
       const sink = new Sink(ctx.io, options.out);
       // Not over NDJSON on the same terminal: the lines would run into the spinner.
       const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
       const merged = new Map<string, Lead>();
       const retryTokens: string[] = [];
       let last: SearchResult | undefined;
+      const warnings = new Set<string>();
+      const requests: Record<string, number> = {};
       try {
         let pageToken = input.pageToken;
         for (let page = 1; page <= pages; page++) {
@@ -128,6 +146,8 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
             throw err;
           }
           if (!result) break;
+          for (const warning of result.warnings ?? []) warnings.add(warning);
+          for (const [source, n] of Object.entries(result.requests ?? {})) requests[source] = (requests[source] ?? 0) + n;
           for (const lead of result.leads) merged.set(lead.placeId, lead);
           if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
           last = result;
@@ -150,12 +170,17 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       try {
         if (!last) return;
         const all = [...merged.values()];
-        if (options.json) sink.write(JSON.stringify({ ...last, leads: all }, null, 2) + "\n");
+        // Pages merged: the warnings and request counts of every page, not only the last one's.
+        const notes = { ...(warnings.size ? { warnings: [...warnings] } : {}), ...(Object.keys(requests).length ? { requests } : {}) };
+        if (options.json) sink.write(JSON.stringify({ ...last, leads: all, ...notes }, null, 2) + "\n");
         else if (options.csv) sink.write(leadsToCsv(all, last.center));
         else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
       } finally {
         sink.close();
       }
+      for (const warning of warnings) ctx.warn(warning);
+      const spent = Object.entries(requests).filter(([, n]) => n > 0);
+      if (spent.length) ctx.info(`requests to outside sources: ${spent.map(([source, n]) => `${source} ${n}`).join(", ")}`);
       if (last?.didYouMean) {
         ctx.info(
           merged.size === 0
@@ -176,6 +201,8 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
   example(
     search,
     "outreach leads search --location Vaduz --keywords dentist",
+    "outreach leads search --location Monaco --keywords restaurant",
+    "outreach leads search --location Vaduz --keywords dentist --source local,google",
     'outreach leads search --location "9490 Vaduz" --keywords restaurant --radius 10 --all --csv --out leads.csv',
     "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",
     "outreach leads search --location Schaan --keywords hairdresser --all --complete --csv --out leads.csv",

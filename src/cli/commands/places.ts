@@ -2,8 +2,11 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { isAppError } from "../../core/errors.js";
 import { importerFor } from "../../providers/places/importers/index.js";
+import { SAMPLE_DESCRIPTION, samplePath } from "../../providers/places/sample.js";
 import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../providers/places/place-record.js";
 import { parseBoundingBox, type ImportSummary } from "../../services/places-import.js";
+import type { RegionDownloadResult } from "../../services/region-downloads.js";
+import type { DownloadProgress } from "../../providers/places/geofabrik.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { printJson, printRecord, printRows } from "../output.js";
@@ -30,11 +33,14 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
     places
       .command("import")
       .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
-      .argument("<files...>", "files to import, in order")
+      .argument("[files...]", "files to import, in order")
+      .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
       .option("--replace", "drop everything previously imported from a file of the same name first"),
-  ).action(async (files: string[], options: { bbox?: string; replace?: boolean; json?: boolean }) => {
+  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; json?: boolean }) => {
     refuseRemote();
+    if (given.length === 0 && !options.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
+    const files = options.sample ? [samplePath(), ...given] : given;
     let bbox;
     try {
       bbox = options.bbox === undefined ? undefined : parseBoundingBox(options.bbox);
@@ -69,6 +75,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   });
   example(
     importCommand,
+    "outreach places import --sample",
     "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
     "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
     "outreach places import my-dentists.csv --replace --json",
@@ -127,6 +134,83 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   );
   example(stats, "outreach places stats", "outreach places stats --json");
 
+  const download = withJson(
+    places
+      .command("download")
+      .description("download a region's OpenStreetMap extract from Geofabrik (checked against its MD5, resumed when interrupted, kept in the data directory)")
+      .argument("[region]", "region id or name from Geofabrik's index (\"liechtenstein\", \"us/california\", \"Bayern\")")
+      .option("--import", "import it when downloaded (replacing the region's earlier import)")
+      .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
+  ).action(async (regionQuery: string | undefined, options: { import?: boolean; list?: string | boolean; json?: boolean }) => {
+    refuseRemote();
+    const service = ctx.openInstance().services.regionDownloads;
+    if (options.list !== undefined) {
+      const regions = await withUsageErrors(() => service.list(typeof options.list === "string" ? options.list : undefined, ctx.io.signal));
+      if (options.json) return printJson(ctx.io, regions);
+      printRows(ctx.io, ctx.env, regions, [
+        { header: "ID", value: (r) => r.id },
+        { header: "NAME", value: (r) => r.name },
+        { header: "PARENT", value: (r) => r.parent ?? "" },
+      ]);
+      return;
+    }
+    if (!regionQuery) throw new UsageError("name a region to download (`outreach places download --list` lists them)");
+    const spinner = progressSpinner(ctx.io, `${regionQuery}: looking it up in Geofabrik's index…`);
+    let result;
+    try {
+      result = await withUsageErrors(() =>
+        service.download(regionQuery, {
+          import: options.import,
+          signal: ctx.io.signal,
+          onDownload: (p) => spinner.update(downloadLine(p)),
+          onImport: (p) => spinner.update(`${p.file}: ${p.places.toLocaleString("en")} places, ${p.skipped.toLocaleString("en")} skipped`),
+        }),
+      );
+    } catch (err) {
+      spinner.fail(`${regionQuery}: download stopped`);
+      throw err;
+    }
+    spinner.stop();
+    reportDownload(ctx, result);
+    if (options.json) printJson(ctx.io, result);
+    else if (result.imported) printSummary(ctx, result.imported);
+    if (!options.import) ctx.info(`Import it with \`outreach places import ${result.record.file}\`, or run this again with --import.`);
+  });
+  example(download, "outreach places download --list europe", "outreach places download liechtenstein --import", "outreach places download us/california");
+
+  const update = withJson(
+    places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since"),
+  ).action(async (options: { json?: boolean }) => {
+    refuseRemote();
+    const service = ctx.openInstance().services.regionDownloads;
+    if (Object.keys(service.records()).length === 0) {
+      ctx.info("No region downloaded yet: `outreach places download <region> --import` first.");
+      if (options.json) printJson(ctx.io, []);
+      return;
+    }
+    const spinner = progressSpinner(ctx.io, "checking Geofabrik for newer extracts…");
+    let results;
+    try {
+      results = await withUsageErrors(() =>
+        service.update({
+          signal: ctx.io.signal,
+          onDownload: (p) => spinner.update(downloadLine(p)),
+          onImport: (p) => spinner.update(`${p.file}: ${p.places.toLocaleString("en")} places`),
+        }),
+      );
+    } catch (err) {
+      spinner.fail("update stopped");
+      throw err;
+    }
+    spinner.stop();
+    for (const { id, result } of results) {
+      if (result) reportDownload(ctx, result);
+      else ctx.info(`${id}: up to date`);
+    }
+    if (options.json) printJson(ctx.io, results);
+  });
+  example(update, "outreach places update");
+
   const reindex = withJson(
     places.command("reindex").description("rebuild the packed search index where it is out of date (an import does this when it ends; needed only after one was killed)"),
   ).action((options: { json?: boolean }) => {
@@ -136,6 +220,33 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
     ctx.info(`${result.cells.toLocaleString("en")} cells rebuilt in ${result.seconds.toFixed(1)} s.`);
   });
   example(reindex, "outreach places reindex");
+}
+
+/** A service's refusal (unknown region, a failed download) is the user's to fix: exit 2 with its message. */
+async function withUsageErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isAppError(err) || (err instanceof Error && err.name === "ServiceError")) throw new CliError(err.message, isAppError(err) ? EXIT.usage : EXIT.quota);
+    throw err;
+  }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1_000_000).toFixed(1);
+}
+
+/** "liechtenstein: 1.2 of 3.3 MB (36 %), 5.1 MB/s, ETA 1 s" */
+export function downloadLine(p: DownloadProgress): string {
+  const size = p.total ? `${megabytes(p.bytes)} of ${megabytes(p.total)} MB (${Math.floor((100 * p.bytes) / p.total)} %)` : `${megabytes(p.bytes)} MB`;
+  const eta = p.etaSeconds === null ? "" : `, ETA ${Math.ceil(p.etaSeconds)} s`;
+  return `${p.region}: ${size}, ${megabytes(p.rate)} MB/s${eta}`;
+}
+
+function reportDownload(ctx: CommandContext, result: RegionDownloadResult): void {
+  const { record } = result;
+  const how = !result.downloaded ? "already in the cache, unchanged" : result.resumed ? "downloaded (resumed)" : "downloaded";
+  ctx.info(`${record.id}: ${how}, ${megabytes(record.bytes)} MB, MD5 ${record.md5} checked → ${record.file}`);
 }
 
 function printSummary(ctx: CommandContext, s: ImportSummary): void {

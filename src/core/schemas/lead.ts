@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { Quota } from "./quota.js";
 
+/** The place sources a search can read (docs/api.md, "Sources"); which are on is the server's setting. */
+export const PlaceSourceName = z.enum(["local", "google", "overpass"]);
+export type PlaceSourceName = z.infer<typeof PlaceSourceName>;
 /** Addition: the orders `sort` (and the CLI's `--sort`) accept; relevance is the default. */
 export const SearchSort = z.enum(["relevance", "distance", "name"]);
 export type SearchSort = z.infer<typeof SearchSort>;
@@ -23,6 +26,12 @@ export const SearchInput = z
       }),
     /** Addition: crawl the leads' websites again instead of answering from the enrichment cache. */
     refresh: z.boolean().optional(),
+    sources: z
+      .array(PlaceSourceName)
+      .min(1)
+      .max(3)
+      .optional()
+      .meta({ description: "Addition (docs/api.md, \"Sources\"): the place sources to read; default: the server's OUTREACH_PLACES_SOURCES. A source the server has not configured is a 400 naming it." }),
   })
   .meta({ id: "SearchInput" });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -78,6 +87,11 @@ export const Lead = z
     enrichmentPending: z.boolean().optional(),
     /** Addition: the lead's website could not be read, and why (absent when it was read or not tried). */
     enrichmentError: EnrichmentError.optional(),
+    sources: z
+      .array(z.string().min(1).max(40))
+      .max(5)
+      .optional()
+      .meta({ description: "Addition (docs/api.md, \"Sources\"): the sources this lead was found in (local, google, overpass); a lead merged from several names each." }),
   })
   .meta({ id: "Lead" });
 export type Lead = z.infer<typeof Lead>;
@@ -105,6 +119,15 @@ export const SearchResult = z
     nextPageToken: z.string().nullable(),
     quota: Quota.optional(),
     enrichmentRetryToken: z.string().nullable().optional(),
+    warnings: z
+      .array(z.string().max(1000))
+      .max(20)
+      .optional()
+      .meta({ description: "Addition (docs/api.md, \"Sources\"): what the caller should know, e.g. a source that failed while another answered, a request budget that ran out, an empty places index." }),
+    requests: z
+      .record(z.string(), z.number().int().min(0))
+      .optional()
+      .meta({ description: "Addition (docs/api.md, \"Sources\"): requests this page sent to outside place services, by source (Google bills per request); 0 when answered from a cache." }),
     resolvedLocation: ResolvedLocation.nullable()
       .optional()
       .meta({ description: "Addition (docs/api.md): the place the location resolved to, its name and centre (the same point as center)." }),

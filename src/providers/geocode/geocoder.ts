@@ -7,6 +7,7 @@ import { LocalitiesRepo, type LocalityKind, type LocalityRow } from "../../store
 import type { PlaceSearchProvider } from "../places/provider.js";
 import { Gazetteer, type GazetteerCity } from "./gazetteer.js";
 import { parseQualifiers, type Qualifier } from "./regions.js";
+import type { NominatimGeocoder } from "./nominatim.js";
 
 export interface GeocodeInput {
   location: string;
@@ -21,7 +22,7 @@ export interface GeocodeResult {
   name: string;
   kind: ResolvedLocation["kind"];
   /** How the point was found, for logs and tests. */
-  source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer";
+  source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer" | "nominatim";
 }
 
 /** A word that may be (part of) a postcode: it has a digit ("9490", "80331", "EC4M", "9BR"). */
@@ -51,6 +52,8 @@ export class Geocoder {
   constructor(
     db: Db,
     private readonly gazetteer: () => Gazetteer = Gazetteer.load,
+    /** The online fallback for text nothing offline knows (`OUTREACH_NOMINATIM_URL`); none: offline only. */
+    private readonly online?: NominatimGeocoder,
   ) {
     this.localities = new LocalitiesRepo(db);
   }
@@ -70,7 +73,7 @@ export class Geocoder {
       if (!place) throw badRequest(`locationPlaceId: ${JSON.stringify(input.locationPlaceId)} is not a known place ID`);
       return { center: place.center, name: place.name, kind: "place-id", source: "place-id" };
     }
-    const found = this.resolveText(input.location);
+    const found = this.resolveText(input.location) ?? (await this.resolveOnline(input.location, signal));
     if (!found) {
       throw badRequest(
         `location: ${JSON.stringify(input.location)} is not a place we know; try a city, district, street or postcode (optionally with ", city" or ", country"), or send lat and lng`,
@@ -112,6 +115,13 @@ export class Geocoder {
       if (found) return found;
     }
     return undefined;
+  }
+
+  /** Nominatim's answer, when it is configured; its failure is the caller's (a provider failure, not the user's text). */
+  private async resolveOnline(location: string, signal: AbortSignal): Promise<GeocodeResult | undefined> {
+    if (!this.online) return undefined;
+    const center = await this.online.search(location, signal);
+    return center ? { center, name: location, kind: "locality", source: "nominatim" } : undefined;
   }
 
   /**

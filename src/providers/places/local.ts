@@ -38,6 +38,10 @@ export function termReadOf(cells: number, ranges: number, words: number): "cells
   return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
 }
 
+/** What a search on an index with nothing imported says (the result's `warnings`). */
+export const EMPTY_INDEX_WARNING =
+  "local: the places index is empty; import the bundled Monaco sample with `outreach places import --sample`, or your region with `outreach places download <region> --import` (docs/data.md)";
+
 /** Typo tolerance: words this long may be one edit off. */
 const TYPO_MIN_LENGTH = 5;
 
@@ -101,7 +105,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16, compare), offset);
     if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(matches.sort(compare), offset);
     const hasMore = page.consumed < matches.length;
-    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean };
+    const warnings = offset === 0 && matches.length === 0 && this.repo.isEmpty() ? [EMPTY_INDEX_WARNING] : undefined;
+    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean, ...(warnings ? { warnings } : {}) };
   }
 
   prepare(): void {

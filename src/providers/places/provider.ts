@@ -16,6 +16,8 @@ export interface PlaceSearchRequest {
   /** The order of the leads across all pages (default relevance). */
   sort?: LeadSort;
   signal: AbortSignal;
+  /** Which sources to read (only the combining provider, `place-sources.ts`, looks at it). */
+  sources?: readonly string[];
 }
 
 export interface PlaceSearchPage {
@@ -27,6 +29,13 @@ export interface PlaceSearchPage {
   leads: Lead[];
   /** Opaque cursor for the next page, or null when there is none. */
   nextCursor: string | null;
+  /**
+   * What the user should know about this page: a source that failed while another
+   * answered, a request budget that ran out, an empty index (the result's `warnings`).
+   */
+  warnings?: string[];
+  /** Requests this page sent to outside services, by source (Google's are billed per request). */
+  requests?: Record<string, number>;
   /**
    * The keywords the leads were found for when the provider corrected a typo because the
    * keywords as typed found nothing; null or absent when they were used as typed.
@@ -41,22 +50,14 @@ export interface ResolvedPlace {
 }
 
 /**
- * Where leads come from. The local places index implements it (`local.ts`); the shape is
- * chosen so that remote sources fit without changing the search (docs/api.md, "Providers"):
- *
- * - Google Places Text Search: `keywords` → `textQuery`; the circle's bounding box →
- *   `locationRestriction.rectangle` (Text Search takes no circle); `pageSize: 20`; the
- *   cursor is Google's `nextPageToken` as is (every other parameter is re-sent identical,
- *   which the lead search guarantees by binding its page token to the parameters). Google
- *   stops at 60 results, so that provider returns `nextCursor: null` after page 3 (or
- *   tiles a large circle and encodes tile index + token in its cursor). Pages may be
- *   emptied by the haversine filter and still carry the next page's token. `resolvePlaceId` is
- *   `GET /v1/places/{id}` with the mask `location,displayName`. Its HTTP errors
- *   (`INVALID_ARGUMENT`, 429, 5xx) are thrown and become `provider_error` with a refund.
- * - Overpass: one `around:R,LAT,LON` query per keyword over `nwr[name][shop|amenity|…]`
- *   returns everything at once; the provider ranks and keeps the result for a few
- *   minutes, and its cursor is simply the offset into that list. 429 (no free slot) and
- *   timeouts are thrown as provider failures.
+ * Where leads come from (docs/api.md, "Sources"): the local places index (`local.ts`),
+ * Google Places (`google-places.ts`, a circle tiled into rectangles past the 60-result
+ * cap) and Overpass (`overpass.ts`, one query for the whole circle); `place-sources.ts`
+ * puts the configured ones behind this one interface. A provider that answers with a whole
+ * list keeps it and cuts pages by offset (`list-pages.ts`); pages may be emptied by the
+ * haversine filter and still carry the next cursor. An outside service's failure is thrown
+ * as a `ServiceError` (`../service-http.ts`): a warning while another source answers, else
+ * `provider_error` with a refund.
  *
  * Every call honours `signal`: when the client goes away, the work stops.
  */
