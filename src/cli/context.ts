@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
-import { ApiClient } from "../client/api-client.js";
+import { ApiClient, type RetryPolicy } from "../client/api-client.js";
 import { LocalTransport, RemoteTransport } from "../client/transports.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { createApp } from "../server/app.js";
@@ -86,8 +86,8 @@ export class CommandContext {
   }
 
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
-  openInstance(dataDir = this.dataDir()): Instance {
-    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: this.deps.serverConfig, dkimKeys: this.deps.dkimKeys });
+  openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
+    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;
   }
@@ -103,9 +103,11 @@ export class CommandContext {
       if (!mode.token) {
         throw new CliError(`no token for ${mode.baseUrl}: pass --token, set OUTREACH_TOKEN, or run \`outreach auth login\``, EXIT.auth);
       }
-      return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token);
+      return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token, this.retryPolicy());
     }
-    const instance = this.openInstance(mode.dataDir);
+    // The caller owns the data directory: no rate limit between it and itself
+    // (docs/cli.md, "Local or remote"). A server's limit is for its many callers.
+    const instance = this.openInstance(mode.dataDir, { rateLimitPerMinute: 0 });
     const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
     const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
@@ -116,6 +118,14 @@ export class CommandContext {
    * directory initialised with defaults. Whoever can read the data directory can act
    * as its owner anyway (as `outreach admin` does), so a missing token is re-issued.
    */
+  /** Against a server, a 429 is waited out (Retry-After) and the request sent again, saying so on stderr. */
+  private retryPolicy(): RetryPolicy {
+    return {
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
+      notice: (message) => this.info(message),
+    };
+  }
+
   private localToken(instance: Instance): string {
     const dataDir = instance.dataDir;
     const saved = loadConfig(this.env).local?.[dataDir]?.token;

@@ -2,7 +2,8 @@ import { Command, CommanderError } from "commander";
 import { ApiError } from "../client/api-client.js";
 import { CommandContext, type RunDeps } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
-import { processIO, type CliIO } from "./io.js";
+import { effectiveEnv, givenOrUndefined } from "./environment.js";
+import { processIO, stdoutWasClosed, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerDomains } from "./commands/domains.js";
@@ -57,7 +58,8 @@ Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 not found, 4 unauthorized
 5 conflict, 6 quota, rate limit or provider failure, 130 interrupted.`,
     );
   program.hook("preAction", (_this, action) => {
-    ctx.globals = action.optsWithGlobals();
+    const options = action.optsWithGlobals();
+    ctx.globals = { ...options, dataDir: givenOrUndefined(options.dataDir), baseUrl: givenOrUndefined(options.baseUrl), token: givenOrUndefined(options.token) };
   });
   for (const register of COMMAND_GROUPS) register(program, ctx);
   return program;
@@ -75,7 +77,8 @@ function configureTree(command: Command, io: CliIO): void {
 }
 
 /** Run the CLI with injected I/O; returns the exit code and never calls process.exit. */
-export async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, deps: RunDeps = {}): Promise<number> {
+export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.ProcessEnv, deps: RunDeps = {}): Promise<number> {
+  const env = effectiveEnv(givenEnv);
   const ctx = new CommandContext(io, env, deps);
   const program = buildProgram(ctx);
   configureTree(program, io);
@@ -83,6 +86,8 @@ export async function run(argv: readonly string[], io: CliIO, env: NodeJS.Proces
     await program.parseAsync([...argv], { from: "user" });
     return EXIT.ok;
   } catch (err) {
+    // `| head -1` closed stdout: what the reader wanted is out; nothing to report.
+    if (stdoutWasClosed(io)) return EXIT.ok;
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return EXIT.ok;
       // commander has already printed its message.
@@ -117,7 +122,7 @@ export async function main(): Promise<number> {
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
   try {
-    const code = await run(process.argv.slice(2), processIO(controller.signal), process.env);
+    const code = await run(process.argv.slice(2), processIO(controller), process.env);
     // Unreferenced: when nothing is left, the process ends at once, as before.
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
     return code;

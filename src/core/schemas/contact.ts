@@ -27,12 +27,14 @@ export const ContactEmail = z
   .pipe(z.email({ message: "must be a valid email address" }));
 
 const ContactName = z.string().trim().min(1).max(CONTACT_LIMITS.name);
-// Digits, spaces and the punctuation phone numbers are written with; an extension after "x" or "ext".
+// Digits, spaces and the punctuation phone numbers are written with; an extension after
+// "x", "ext" or "#". Every phone a lead can carry (core/lead-values.ts) is one, so an
+// imported lead keeps its phone ("(+41) 44 …", "+49 89 123 #12").
 const ContactPhone = z
   .string()
   .trim()
   .max(CONTACT_LIMITS.phone)
-  .regex(/^\+?[0-9 ().\-/]*(?:\s*(?:x|ext\.?)\s*[0-9]+)?$/i, "must be a phone number (digits, spaces, + ( ) . - /)")
+  .regex(/^[0-9 ()+.\-/]*(?:\s*(?:x|ext\.?|#)\s*[0-9]+)?$/i, "must be a phone number (digits, spaces, + ( ) . - /)")
   .refine((v) => /[0-9]/.test(v) || v === "", "must contain digits");
 const ContactDescription = z.string().max(CONTACT_LIMITS.description);
 // Tags are labels: trimmed, no commas (the list filter is a comma list) and no control characters.
