@@ -29,19 +29,40 @@ export interface PageState {
 }
 
 interface Payload {
-  v: 1;
+  /** 2: `params` leaves out lat/lng, which `pin` holds; 1 (before): `params` covered them. */
+  v: 1 | 2;
   team: string;
   params: string;
   search: string;
   lat: number;
   lng: number;
+  /** The lat/lng the first page was asked with (null: none). */
+  pin?: [number, number] | null;
   cursor: string;
   exp: number;
 }
 
-function digest(params: SearchParameters): string {
-  const canonical = JSON.stringify([params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm]);
+function digest(params: SearchParameters, withCoordinates: boolean): string {
+  const canonical = withCoordinates
+    ? JSON.stringify([params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm])
+    : JSON.stringify([params.location, params.keywords, params.locationPlaceId, params.radiusKm]);
   return createHash("sha256").update(canonical).digest("base64url");
+}
+
+/** Coordinates as they travel in JSON compare exactly; the margin only forgives a client's own rounding of the last digits. */
+function samePoint(lat: number, lng: number, other: { lat: number; lng: number }): boolean {
+  return Math.abs(lat - other.lat) < 1e-9 && Math.abs(lng - other.lng) < 1e-9;
+}
+
+/**
+ * The lat/lng of a following page (service-api.md 4.1 rule 3 has the client send "the
+ * centre" again): those of the first request, the `center` the first page returned, or
+ * none at all. Any other point is another search.
+ */
+function coordinatesMatch(params: SearchParameters, payload: Payload): boolean {
+  if (params.lat === null || params.lng === null) return params.lat === params.lng;
+  const pin = payload.pin;
+  return (pin !== null && pin !== undefined && samePoint(params.lat, params.lng, { lat: pin[0], lng: pin[1] })) || samePoint(params.lat, params.lng, payload);
 }
 
 /**
@@ -58,12 +79,13 @@ export class PageTokens {
 
   issue(teamId: string, params: SearchParameters, state: PageState): string {
     const payload: Payload = {
-      v: 1,
+      v: 2,
       team: teamId,
-      params: digest(params),
+      params: digest(params, false),
       search: state.searchId,
       lat: state.center.lat,
       lng: state.center.lng,
+      pin: params.lat !== null && params.lng !== null ? [params.lat, params.lng] : null,
       cursor: state.cursor,
       exp: this.clock.now().getTime() + PAGE_TOKEN_TTL_MS,
     };
@@ -82,12 +104,13 @@ export class PageTokens {
     } catch {
       throw badRequest("pageToken: not a valid page token");
     }
-    if (payload.v !== 1 || payload.team !== teamId) {
+    if ((payload.v !== 1 && payload.v !== 2) || payload.team !== teamId) {
       throw badRequest("pageToken: not a valid page token for this workspace");
     }
-    if (payload.params !== digest(params)) {
+    const sameSearch = payload.v === 1 ? payload.params === digest(params, true) : payload.params === digest(params, false) && coordinatesMatch(params, payload);
+    if (!sameSearch) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId and radiusKm as the first page (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, locationPlaceId and radiusKm as the first page, and as lat/lng those of the first request, the center it returned, or none (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {

@@ -107,6 +107,28 @@ describe("POST /api/v1/map-leads/search", () => {
     expect(await res.json()).toMatchObject({ code: "invalid_request", error: expect.stringContaining("workspace") });
   });
 
+  it("rule 3: a page token goes with the first request's lat/lng, with the center the first page returned, or with neither", async () => {
+    const { search } = await setup({}, pizzerias);
+    // Found by name: the client may send the returned centre on the next pages.
+    const byName = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria" })).json());
+    for (const coordinates of [{ lat: byName.center.lat, lng: byName.center.lng }, { lat: null, lng: null }, {}]) {
+      const res = await search({ location: "Vaduz", keywords: "pizzeria", ...coordinates, pageToken: byName.nextPageToken });
+      expect(res.status, JSON.stringify(coordinates)).toBe(200);
+      expect(SearchResult.parse(await res.json()).leads).toHaveLength(20);
+    }
+    // Asked with coordinates: the same ones, the centre (here the same point), or none.
+    const point = offsetKm(VADUZ.lat, VADUZ.lng, 0.4, 0.4);
+    const byPoint = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria", ...point })).json());
+    for (const coordinates of [point, byPoint.center, { lat: null, lng: null }]) {
+      const res = await search({ location: "Vaduz", keywords: "pizzeria", ...coordinates, pageToken: byPoint.nextPageToken });
+      expect(res.status).toBe(200);
+    }
+    // Any other point is another search.
+    const moved = await search({ location: "Vaduz", keywords: "pizzeria", lat: point.lat + 0.01, lng: point.lng, pageToken: byPoint.nextPageToken });
+    expect(moved.status).toBe(400);
+    expect((await moved.json()).error).toMatch(/pageToken: was issued for other search parameters.*center it returned/);
+  });
+
   it("page tokens expire after 24 hours", async () => {
     const { instance, search } = await setup({}, pizzerias);
     const first = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria" })).json());
