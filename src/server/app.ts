@@ -8,6 +8,7 @@ import { readJsonBody } from "./body.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
 import { WriteTurns } from "./write-turns.js";
@@ -49,6 +50,10 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   const cutoff = new AbortController();
 
   const h3 = new H3({
+    // Every answer carries the request's id (docs/api.md, "Request ids"); `serve` logs it.
+    onResponse: (response, event) => {
+      response.headers.set(REQUEST_ID_HEADER, requestIdOf(event));
+    },
     // Errors h3 raises itself (a malformed URL, say) get our body shape too.
     onError: (error) => jsonResponse(error.status >= 400 && error.status < 500 ? error.status : 500, {
       error: error.status >= 400 && error.status < 500 ? error.message || "bad request" : "internal error",
