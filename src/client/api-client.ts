@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import {
   contract,
@@ -5,6 +6,7 @@ import {
   type BodyOf,
   type Contract,
   type OperationId,
+  type OperationSpec,
   type ParamsOf,
   type ProgressOf,
   type QueryOf,
@@ -134,8 +136,10 @@ export class ApiClient {
   /** Send one operation; a 429 is waited out and sent again as the retry policy says. */
   private async send(id: OperationId, input: RequestInput | undefined, accept: string): Promise<Response> {
     const maxRetries = this.retry?.maxRetries ?? 5;
+    // One key for the call and all its retries: a repeat can never create twice.
+    const idempotencyKey = (contract[id] as OperationSpec).idempotent ? randomUUID() : undefined;
     for (let attempt = 1; ; attempt++) {
-      const response = await this.transport.send(this.buildRequest(id, input, accept));
+      const response = await this.transport.send(this.buildRequest(id, input, accept, idempotencyKey));
       if (response.status !== 429 || !this.retry || input?.waitOnRateLimit === false || attempt > maxRetries) return response;
       // Without Retry-After: 1, 2, 4, 8, 16 seconds.
       const wait = retryAfterSeconds(response.headers.get("retry-after")) ?? 2 ** (attempt - 1);
@@ -225,9 +229,10 @@ export class ApiClient {
     }
   }
 
-  private buildRequest(id: OperationId, input: RequestInput | undefined, accept: string): Request {
+  private buildRequest(id: OperationId, input: RequestInput | undefined, accept: string, idempotencyKey?: string): Request {
     const operation = contract[id];
     const headers: Record<string, string> = { accept };
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let body: string | undefined;
     if (input?.body !== undefined) {

@@ -84,6 +84,16 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
       const { properties, required } = propertiesOf(route.query);
       for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: "query", required: required.includes(name), schema });
     }
+    if (route.idempotent) {
+      op["x-idempotent"] = true;
+      parameters.push({
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "A repeat with the same key and request within 24 hours replays the first answer; the same key with another request is a 409 (docs/api.md, \"Idempotent requests\").",
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+      });
+    }
     if (parameters.length) op.parameters = parameters;
 
     if (route.body) {
@@ -108,6 +118,7 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
       if (route.body) [400, 413, 415].forEach((s) => statuses.add(s));
       if (route.query || route.path.includes(":")) statuses.add(400);
       if (route.path.includes(":")) statuses.add(404);
+      if (route.idempotent) statuses.add(409);
       for (const status of [...statuses].sort()) {
         responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", content: { "application/json": { schema: errorRef } } };
       }

@@ -69,7 +69,7 @@ function matches(expected: Expected, status: number | null): boolean {
 
 describe("no request body, of any size, shape or encoding, ends the server", () => {
   it("sends every oversized and malformed body kind to every body endpoint, with a member's token and a trigger-only key, and /healthz still answers", async () => {
-    expect(BODY_ENDPOINTS).toHaveLength(12);
+    expect(BODY_ENDPOINTS).toHaveLength(13);
     const env = cliEnv();
     const dataDir = tempDir();
     const init = await runBin(["init", "--data-dir", dataDir, "--name", "Ada", "--email", "ada@example.com", "--team", "Acme", "--json"], env);

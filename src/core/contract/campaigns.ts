@@ -26,6 +26,7 @@ export const campaignOperations = defineOperations({
   },
   "campaigns.create": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/campaigns",
     operationId: "createCampaign",
     summary: "Create a campaign (lifetime campaigns start as draft)",
@@ -67,6 +68,7 @@ export const campaignOperations = defineOperations({
   },
   "campaigns.trigger": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/campaigns/:id/trigger",
     operationId: "triggerCampaign",
     summary: "Queue an active lifetime campaign for a contact (team API key with scope campaigns:trigger)",

@@ -12,6 +12,7 @@ import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
 import { dropPlacesFts } from "./014-drop-places-fts.js";
+import { idempotencyKeys } from "./015-idempotency-keys.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   contactNgrams,
   placePostings,
   dropPlacesFts,
+  idempotencyKeys,
 ];
