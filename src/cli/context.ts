@@ -85,6 +85,29 @@ export class CommandContext {
     return { kind: "local", dataDir: this.dataDir() };
   }
 
+  /**
+   * Operator commands (`init`, `admin`, `places`) act on a local data directory, never
+   * through the API. When the CLI otherwise talks to a server (`--base-url`,
+   * `OUTREACH_BASE_URL` or a saved `auth login`), acting on the default directory
+   * silently would do the work in the wrong place, so they refuse (exit 2) unless the
+   * directory is named (`--data-dir` or `OUTREACH_DATA_DIR`). docs/cli.md, "Local or remote".
+   */
+  refuseOperatorOnRemote(command: string): void {
+    if (this.globals.dataDir || this.env.OUTREACH_DATA_DIR) return;
+    const baseUrl = this.globals.baseUrl ?? this.env.OUTREACH_BASE_URL;
+    const server = baseUrl
+      ? `${baseUrl} (${this.globals.baseUrl ? "--base-url" : "OUTREACH_BASE_URL"})`
+      : loadConfig(this.env).remote && `${loadConfig(this.env).remote!.baseUrl} (the saved \`outreach auth login\`)`;
+    if (!server) return;
+    throw new CliError(
+      `\`${command}\` acts on a local data directory, not on a server: this CLI talks to ${server}, ` +
+        `and the directory it would use is ${this.dataDir()}. Pass --data-dir ${this.dataDir()} to act on that directory ` +
+        `(on the server's machine, the server's own --data-dir)` +
+        (command.startsWith("outreach admin") || command === "outreach init" ? "; to manage your tokens on the server, use `outreach auth tokens`." : "."),
+      EXIT.usage,
+    );
+  }
+
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
   openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
     const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
@@ -113,11 +136,6 @@ export class CommandContext {
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
   }
 
-  /**
-   * The token for a local data directory: the saved one, or on first use a fresh
-   * directory initialised with defaults. Whoever can read the data directory can act
-   * as its owner anyway (as `outreach admin` does), so a missing token is re-issued.
-   */
   /** Against a server, a 429 is waited out (Retry-After) and the request sent again, saying so on stderr. */
   private retryPolicy(): RetryPolicy {
     return {
@@ -126,6 +144,11 @@ export class CommandContext {
     };
   }
 
+  /**
+   * The token for a local data directory: the saved one, or on first use a fresh
+   * directory initialised with defaults. Whoever can read the data directory can act
+   * as its owner anyway (as `outreach admin` does), so a missing token is re-issued.
+   */
   private localToken(instance: Instance): string {
     const dataDir = instance.dataDir;
     const saved = loadConfig(this.env).local?.[dataDir]?.token;
@@ -133,11 +156,10 @@ export class CommandContext {
     if (saved && this.tokenWorks(instance, saved)) return saved;
     let token: string;
     if (identity.users.count() === 0) {
-      const name = safeUserName(this.env);
-      const result = identity.bootstrap({ name, email: `${slugUser(name)}@localhost.localdomain`, team: "Personal", plan: "self-hosted" });
+      const result = identity.bootstrapDefault(safeUserName(this.env));
       token = result.token;
       this.info(`Initialised a new data directory at ${dataDir} (user ${result.user.email}, workspace "${result.team.name}", plan self-hosted).`);
-      this.info("Run `outreach init` instead to choose the name, email and workspace.");
+      this.info("Run `outreach init` to choose the name, email and workspace (it renames these).");
     } else {
       const owner = instance.services.deps.db
         .prepare("SELECT u.id, u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.role = 'owner' ORDER BY m.created_at LIMIT 1")
@@ -197,8 +219,4 @@ function safeUserName(env: NodeJS.ProcessEnv): string {
   } catch {
     return "Local user";
   }
-}
-
-function slugUser(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "me";
 }

@@ -37,6 +37,16 @@ const COMMAND_GROUPS = [
   registerAdmin,
 ];
 
+/** Commands that act on a local data directory directly instead of through the API. */
+const OPERATOR_COMMANDS = new Set(["init", "admin", "places"]);
+
+/** `["admin", "users", "create"]` for `outreach admin users create`. */
+function commandPath(command: Command): string[] {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names;
+}
+
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")
     .description("Find local businesses, enrich them from their own websites, and run email outreach.")
@@ -60,6 +70,8 @@ Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 not found, 4 unauthorized
   program.hook("preAction", (_this, action) => {
     const options = action.optsWithGlobals();
     ctx.globals = { ...options, dataDir: givenOrUndefined(options.dataDir), baseUrl: givenOrUndefined(options.baseUrl), token: givenOrUndefined(options.token) };
+    const path = commandPath(action);
+    if (OPERATOR_COMMANDS.has(path[0]!)) ctx.refuseOperatorOnRemote(`outreach ${path.join(" ")}`);
   });
   for (const register of COMMAND_GROUPS) register(program, ctx);
   return program;

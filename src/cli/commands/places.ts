@@ -18,14 +18,6 @@ import { example, withJson } from "./shared.js";
 export function registerPlaces(program: Command, ctx: CommandContext): void {
   const places = program.command("places").description("manage the local places index that lead searches use (import OSM, Overture, CSV/NDJSON; stats)");
 
-  const refuseRemote = () => {
-    if (ctx.globals.baseUrl ?? ctx.env.OUTREACH_BASE_URL) {
-      throw new UsageError(
-        "`outreach places` manages the places index of a local data directory and cannot act on a remote server: run it on the server's machine (with --data-dir) instead of with --base-url",
-      );
-    }
-  };
-
   const importCommand = withJson(
     places
       .command("import")
@@ -34,7 +26,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
       .option("--replace", "drop everything previously imported from a file of the same name first"),
   ).action(async (files: string[], options: { bbox?: string; replace?: boolean; json?: boolean }) => {
-    refuseRemote();
     let bbox;
     try {
       bbox = options.bbox === undefined ? undefined : parseBoundingBox(options.bbox);
@@ -76,7 +67,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
 
   const stats = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action(
     (options: { json?: boolean }) => {
-      refuseRemote();
       const { sources, index } = ctx.openInstance().services.placesImport.stats();
       const kinds = new Set(sources.map((s) => s.kind));
       const attribution = [
@@ -130,7 +120,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   const reindex = withJson(
     places.command("reindex").description("rebuild the packed search index where it is out of date (an import does this when it ends; needed only after one was killed)"),
   ).action((options: { json?: boolean }) => {
-    refuseRemote();
     const result = ctx.openInstance().services.placesImport.reindex();
     if (options.json) return printJson(ctx.io, result);
     ctx.info(`${result.cells.toLocaleString("en")} cells rebuilt in ${result.seconds.toFixed(1)} s.`);
