@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
 import { ApiClient, type RetryPolicy } from "../client/api-client.js";
@@ -36,6 +37,10 @@ export type Mode = { kind: "remote"; baseUrl: string; token?: string } | { kind:
  */
 export class CommandContext {
   globals: GlobalOptions = {};
+  /** The command being run (set before its action), to speak its flags in errors. */
+  command?: Command;
+  /** Whether the API client talks HTTP to a server (false: in-process on a data directory). */
+  talksHttp?: boolean;
   private instances: Instance[] = [];
   private clientPromise?: Promise<ApiClient>;
 
@@ -122,6 +127,7 @@ export class CommandContext {
 
   private async makeClient(): Promise<ApiClient> {
     const mode = this.mode();
+    this.talksHttp = mode.kind === "remote";
     if (mode.kind === "remote") {
       if (!mode.token) {
         throw new CliError(`no token for ${mode.baseUrl}: pass --token, set OUTREACH_TOKEN, or run \`outreach auth login\``, EXIT.auth);

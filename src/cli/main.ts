@@ -3,12 +3,14 @@ import { ApiError } from "../client/api-client.js";
 import { CommandContext, type RunDeps } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { effectiveEnv, givenOrUndefined } from "./environment.js";
+import { commandOf, inFlagLanguage, misspelledFlags } from "./flag-language.js";
 import { processIO, stdoutWasClosed, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
 import { registerCampaigns } from "./commands/campaigns.js";
+import { registerCompletion } from "./commands/completion.js";
 import { registerContacts } from "./commands/contacts.js";
 import { registerInit } from "./commands/init.js";
 import { registerKeys } from "./commands/keys.js";
@@ -35,6 +37,7 @@ const COMMAND_GROUPS = [
   registerBrand,
   registerServe,
   registerAdmin,
+  registerCompletion,
 ];
 
 /** Commands that act on a local data directory directly instead of through the API. */
@@ -70,6 +73,7 @@ Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 not found, 4 unauthorized
   program.hook("preAction", (_this, action) => {
     const options = action.optsWithGlobals();
     ctx.globals = { ...options, dataDir: givenOrUndefined(options.dataDir), baseUrl: givenOrUndefined(options.baseUrl), token: givenOrUndefined(options.token) };
+    ctx.command = action;
     const path = commandPath(action);
     if (OPERATOR_COMMANDS.has(path[0]!)) ctx.refuseOperatorOnRemote(`outreach ${path.join(" ")}`);
   });
@@ -102,7 +106,11 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
     if (stdoutWasClosed(io)) return EXIT.ok;
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return EXIT.ok;
-      // commander has already printed its message.
+      // commander has already printed its message; it names a misspelt flag itself,
+      // except behind a missing required option, which it reports first.
+      if (err.code === "commander.missingMandatoryOptionValue") {
+        for (const { typed, suggestion } of misspelledFlags(commandOf(program, argv), argv)) io.stderr.write(`(${typed} is not an option: did you mean ${suggestion}?)\n`);
+      }
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const code = exitCodeFor(err);
@@ -110,8 +118,11 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
       io.stderr.write("interrupted\n");
       return code;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    const prefix = err instanceof ApiError ? `error (HTTP ${err.status})` : "error";
+    const raw = err instanceof Error ? err.message : String(err);
+    // A 400 names the API's fields; the user typed flags.
+    const message = err instanceof ApiError && err.status === 400 ? inFlagLanguage(raw, ctx.command) : raw;
+    // In local mode no HTTP was involved: the status would only puzzle.
+    const prefix = err instanceof ApiError && ctx.talksHttp !== false ? `error (HTTP ${err.status})` : "error";
     io.stderr.write(`${ctx.color.red(prefix)}: ${message}\n`);
     if (code === EXIT.error && !(err instanceof ApiError) && env.OUTREACH_DEBUG && err instanceof Error && err.stack) {
       io.stderr.write(err.stack + "\n");

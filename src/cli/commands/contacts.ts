@@ -14,6 +14,7 @@ import { choiceListFlag, intFlag, mutuallyExclusive } from "../flags.js";
 import { promptContext, readAll } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -67,6 +68,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     ctx.info(`Created contact ${o.email}.`);
     ctx.io.stdout.write(result.contact.id + "\n");
   });
+  apiFields(add, { tags: "--tag" });
   example(add, "outreach contacts add --email ada@example.com --name 'Ada Lovelace' --tag lead --tag london");
 
   const list = withJson(
@@ -143,6 +145,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     if (o.json) return printJson(ctx.io, { contact });
     ctx.info(`Updated ${contact.email} (${contact.id}).`);
   });
+  apiFields(update, { tags: "--tag" });
   example(update, "outreach contacts update ct_3kF9x2aB7cD1eF4g --name 'Ada King' --tag customer");
 
   const rm = contacts

@@ -12,6 +12,7 @@ import { printRows } from "../output.js";
 import { progressSpinner } from "../progress-spinner.js";
 import { registerLeadsRetry } from "./leads-retry.js";
 import { example } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 interface SearchOptions {
   location?: string;
@@ -139,6 +140,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         if (options.out) ctx.info(`written to ${options.out}`);
       }
     });
+  apiFields(search, { radiusKm: "--radius", locationPlaceId: "--place-id" });
   example(
     search,
     "outreach leads search --location Vaduz --keywords dentist",
