@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { editDistance } from "../core/text.js";
 
 /**
  * The API names fields as its JSON does (`radiusKm`, `scopes[0]`, `websiteUrl`); the user
@@ -41,17 +42,6 @@ export function inFlagLanguage(message: string, command: Command | undefined): s
     return `${lead}${flags.get(field)}`;
   });
   return replaced ? out.replace(/^invalid (body|query): /, "") : message;
-}
-
-/** Levenshtein distance, for "did you mean" on short flag names. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /** The command `argv` names (deepest match), e.g. `leads search` for `leads search --x`. */

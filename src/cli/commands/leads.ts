@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import type { Lead, SearchInput, SearchResult } from "../../core/schemas/lead.js";
+import { DEFAULT_RADIUS_KM, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
@@ -80,6 +80,8 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       const pages = options.all ? Number.POSITIVE_INFINITY : (intFlag("--pages", options.pages, { min: 1 }) ?? 1);
       const input = searchInputFromFlags(options);
       const client = await ctx.client();
+      // Every page's warnings (an empty index near the centre, a source that failed), said once.
+      const warnings = new Set<string>();
       const outcome = await withDataSink(ctx.io, options.out, async (sink) => {
         // Not over NDJSON on the same terminal: the lines would run into the spinner.
         const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
@@ -106,6 +108,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
             if (!result) break;
             pagesRead = page;
             for (const lead of result.leads) merged.set(lead.placeId, lead);
+            for (const warning of result.warnings ?? []) warnings.add(warning);
             if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
             last = result;
             spin.update(`${merged.size} leads · page ${page}`);
@@ -131,8 +134,10 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
         return { last, leads: all, pagesRead };
       });
+      for (const warning of warnings) ctx.warn(warning);
       if (!outcome) return;
       const { last, leads: found, pagesRead } = outcome;
+      if (!options.json && !options.ndjson) ctx.info(locationLine(input, last.center));
       for (const line of enrichmentFailureSummary(found)) ctx.info(line);
       if (!options.json && !options.ndjson) {
         ctx.info(`${found.length} lead${found.length === 1 ? "" : "s"}${last.nextPageToken ? ` (${morePagesHint(pagesRead)})` : ""}`);
@@ -155,6 +160,12 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
 function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {
   if (quota.limit === null) return `quota: ${quota.used} searches today, unlimited (${quota.plan} plan)`;
   return `quota: ${quota.remaining} of ${quota.limit} searches left today (${quota.plan} plan, resets ${quota.resetAt})`;
+}
+
+/** Where the search looked, so an empty or odd result explains itself (the API's `center`). */
+function locationLine(input: SearchInput, center: SearchResult["center"]): string {
+  const radius = input.radiusKm ?? DEFAULT_RADIUS_KM;
+  return `searched within ${radius} km of ${input.location} (${center.lat.toFixed(4)}, ${center.lng.toFixed(4)})`;
 }
 
 /**

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { Quota } from "./quota.js";
 
+/** The radius of a search that gives none. */
+export const DEFAULT_RADIUS_KM = 5;
+
 /** The body of the lead search (endpoint 1). Every bound is enforced (400 names the field). */
 export const SearchInput = z
   .strictObject({
@@ -82,6 +85,8 @@ export const SearchResult = z
     nextPageToken: z.string().nullable(),
     quota: Quota.optional(),
     enrichmentRetryToken: z.string().nullable().optional(),
+    /** Addition: what the user should know (a source that failed while another answered, an empty index). */
+    warnings: z.array(z.string().max(1000)).max(20).optional(),
   })
   .meta({ id: "SearchResult" });
 export type SearchResult = z.infer<typeof SearchResult>;

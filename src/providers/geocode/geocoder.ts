@@ -1,6 +1,6 @@
 import { badRequest } from "../../core/errors.js";
 import type { LatLng } from "../../core/geo.js";
-import { normaliseKey } from "../../core/text.js";
+import { editDistance, normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { LocalityLookup, type LocalityRow } from "../../store/locality-lookup.js";
 import type { PlaceSearchProvider } from "../places/provider.js";
@@ -19,6 +19,17 @@ export interface GeocodeResult {
   /** How the point was found, for logs and tests. */
   source: "coordinates" | "place-id" | "postcode" | "locality" | "gazetteer";
 }
+
+/**
+ * The gazetteer's confidence rule (docs/api.md, "Centre"): a city it names without a
+ * country is taken when it is big enough that the name means it to most people, or when
+ * the imported places reach it. A small town of that name far from every imported place
+ * ("Atlantis" → Atlantis, ZA, 67,000 people) is a guess the search would answer with
+ * nothing: the location is refused with suggestions instead (the town itself with its
+ * country, which is then taken as asked).
+ */
+export const GAZETTEER_TRUSTED_POPULATION = 100_000;
+export const NEAR_DATA_KM = 50;
 
 /** A postcode-looking token: has a digit, 3..10 characters of digits, letters and dashes ("9490", "75011", "SW1A"). */
 const POSTCODE = /^(?=.*\d)[a-z0-9-]{3,10}$/i;
@@ -52,12 +63,36 @@ export class Geocoder {
       return { center: place.center, source: "place-id" };
     }
     const found = this.resolveText(input.location);
-    if (!found) {
-      throw badRequest(
-        `location: ${JSON.stringify(input.location)} is not a place we know; try a city or postcode (optionally with ", country"), or send lat and lng`,
-      );
-    }
+    if (!found) throw badRequest(this.unknownLocation(input.location));
     return found;
+  }
+
+  /** Whether the places index holds any place within `km` of a point (an empty result then says why). */
+  hasPlacesWithin(point: LatLng, km: number): boolean {
+    return this.localities.anyPlaceWithin(point, km);
+  }
+
+  /** The 400's message for a location not taken: what it could have meant, if anything comes close. */
+  private unknownLocation(location: string): string {
+    const head = location.split(",")[0]!.trim();
+    const key = normaliseKey(head);
+    const suggestions: string[] = [];
+    const far = key ? this.gazetteer().find(head)[0] : undefined;
+    if (far && !location.includes(",")) suggestions.push(`${far.name}, ${far.country}`);
+    if (key) {
+      const close = this.localities
+        .cityNamesLike(key)
+        .map((row) => ({ row, distance: editDistance(key, row.key) }))
+        .filter((c) => c.distance <= Math.max(1, Math.floor(key.length / 4)))
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 3);
+      for (const { row } of close) suggestions.push(row.country ? `${row.name}, ${row.country}` : row.name);
+    }
+    const why = far
+      ? `is not a place near the imported places (the ${far.name} we know, in ${far.country}, is far from all of them)`
+      : "is not a place we know";
+    const hint = suggestions.length ? `did you mean ${suggestions.map((s) => JSON.stringify(s)).join(" or ")}? Otherwise try` : "try";
+    return `location: ${JSON.stringify(location)} ${why}; ${hint} a city or postcode (optionally with ", country"), or send lat and lng`;
   }
 
   /** Free text → point, or undefined when nothing matches. */
@@ -86,7 +121,9 @@ export class Geocoder {
 
     const gazetteer = this.gazetteer();
     const city = gazetteer.find(head, qualifier ?? {})[0] ?? (cityWords ? gazetteer.find(cityWords, qualifier ?? {})[0] : undefined);
-    if (city) return { center: { lat: city.lat, lng: city.lng }, source: "gazetteer" };
+    if (city && (qualifier || city.population >= GAZETTEER_TRUSTED_POPULATION || this.localities.anyPlaceWithin(city, NEAR_DATA_KM))) {
+      return { center: { lat: city.lat, lng: city.lng }, source: "gazetteer" };
+    }
     return undefined;
   }
 
