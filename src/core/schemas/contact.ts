@@ -47,7 +47,8 @@ const ContactTag = z
 const ContactTags = z
   .array(ContactTag)
   .max(CONTACT_LIMITS.tags)
-  .transform((tags) => [...new Set(tags)]);
+  // Duplicates dropped; an overwrite keeps it an array of strings on both sides (OpenAPI).
+  .overwrite((tags) => [...new Set(tags)]);
 
 /** Endpoint 9 body: `email` and `name` required, the rest optional (`status` defaults to active). */
 export const ContactInput = z
@@ -107,8 +108,7 @@ const integerParam = (min: number, max: number, fallback: number) =>
     .regex(/^[0-9]+$/, "must be a whole number")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((v) => v ?? fallback);
+    .default(fallback);
 
 /** Endpoint 10 query: out-of-range values are a 400, never clamped. */
 export const ContactListQuery = z.strictObject({
@@ -133,7 +133,9 @@ export type ContactList = z.infer<typeof ContactList>;
 
 /** Addition: bulk create (the import's batch path). Each item is validated on its own. */
 export const ContactImportBody = z.strictObject({
-  contacts: z.array(z.unknown()).min(1).max(CONTACT_LIMITS.importBatch),
+  // Each item is validated on its own (a bad one is reported, the others imported), so the
+  // body takes any value here; the document describes an item as ContactInput.
+  contacts: z.array(z.unknown().meta({ documentedAs: "ContactInput" })).min(1).max(CONTACT_LIMITS.importBatch),
   tags: ContactTags.optional(),
 });
 export const ContactImportOutcome = z.object({
