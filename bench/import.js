@@ -98,7 +98,7 @@ console.log(`Import, median of ${RUNS} runs (${new Date().toISOString()}, node $
 console.table(rows);
 
 // Write throughput by batch size, on the places read above (reading excluded).
-const writes = writeSample.map(toPlaceWrite);
+const writes = writeSample.map((place) => toPlaceWrite(place));
 const batchRows = [];
 for (const size of [1, 100, 1000, 10000]) {
   const times = [];

@@ -62,6 +62,13 @@ export function requireFlags(values: Record<string, unknown>, names: Record<stri
   if (missing.length) throw new UsageError(`missing ${missing.join(", ")}`);
 }
 
+/** One of the allowed values (`--sort distance`), or undefined when the flag was not given. */
+export function choiceFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
+  return value as T;
+}
+
 /** A comma list of allowed values (`--status active,unsubscribed`), each checked; undefined when not given. */
 export function choiceListFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
   if (value === undefined) return undefined;

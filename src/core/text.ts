@@ -15,6 +15,29 @@ export function normaliseKey(value: string): string {
     .trim();
 }
 
+/** Letters that NFKD leaves whole, as their usual Latin transliteration (lower case). */
+const UNDECOMPOSED: Readonly<Record<string, string>> = { ß: "ss", ø: "oe", æ: "ae", œ: "oe", ł: "l", đ: "d", ð: "d", þ: "th", ı: "i", ħ: "h", ŋ: "n" };
+const UNDECOMPOSED_LETTERS = /[ßøæœłđðþıħŋ]/g;
+/** Transliterated umlauts and å: "ae", "oe", "ue", "aa" read as the plain vowel. */
+const DIGRAPHS = /ae|oe|ue|aa/g;
+
+/**
+ * The form in which the lead search and the geocoder compare words: `normaliseKey`, then
+ * the transliterations people type when their keyboard lacks the letter folded the same
+ * way as the letter itself ("Baeckerei" = "Bäckerei" = "backerei", "Muenchen" = "München",
+ * "Aalborg" = "Ålborg", "Tromsø" = "Tromsoe"). Applied to both sides (the index and the
+ * query), so the rare English word it also touches ("blue" → "blu") still finds itself.
+ */
+export function foldForSearch(value: string): string {
+  // ASCII text (most of it) needs no Unicode normalisation: the costly part of an import's fold.
+  const folded = NON_ASCII.test(value)
+    ? normaliseKey(value).replace(UNDECOMPOSED_LETTERS, (c) => UNDECOMPOSED[c]!)
+    : value.toLowerCase().replace(/\s+/g, " ").trim();
+  return folded.replace(DIGRAPHS, (d) => d[0]!);
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Trim and collapse runs of whitespace (including newlines) to one space. */
 export function collapseWhitespace(value: string): string {
   return value.replace(/\s+/g, " ").trim();

@@ -18,4 +18,6 @@ export interface ServiceDeps {
   dataDir: string;
   /** Makes a sending domain's DKIM key pair (2048-bit RSA by default; tests pass a fast one). */
   dkimKeys: DkimKeyGenerator;
+  /** Derived data shared by data directories (see `resolveCacheDir`); none: kept in memory only. */
+  cacheDir?: string;
 }

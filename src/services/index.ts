@@ -1,4 +1,5 @@
 import { Geocoder } from "../providers/geocode/geocoder.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { LocalPlaceProvider } from "../providers/places/local.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
@@ -59,8 +60,8 @@ export interface Services {
 
 /**
  * Wire the services of one data directory. Each gets its dependencies by name; nothing
- * here does work beyond building objects (the contacts' n-gram backfill runs in
- * `openInstance`).
+ * here does work beyond building objects (the contacts' n-gram and the places' category
+ * backfills run in `openInstance`).
  */
 export function createServices(deps: ServiceDeps): Services {
   const { db, clock, config } = deps;
@@ -81,10 +82,10 @@ export function createServices(deps: ServiceDeps): Services {
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const brand = new BrandService({ db, clock });
-  const placesImport = new PlacesImportService({ db, clock });
+  const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
-  const placeProvider = new LocalPlaceProvider(db);
+  const placeProvider = new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) });
   const geocoder = new Geocoder(db);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;

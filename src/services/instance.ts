@@ -17,6 +17,15 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
   return resolve(base, "outreach");
 }
 
+/**
+ * `$XDG_CACHE_HOME/outreach` (`~/.cache/outreach`): what the program derives from its own
+ * packages and may rebuild at any time (the lead search's category vocabulary), shared
+ * by every data directory.
+ */
+export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "outreach");
+}
+
 export function databasePath(dataDir: string): string {
   return join(dataDir, DATABASE_FILE_NAME);
 }
@@ -50,9 +59,19 @@ export function openInstance(options: OpenInstanceOptions): Instance {
   const db = openDatabase(databasePath(options.dataDir));
   try {
     const keyring = loadKeyring(options.dataDir, env, clock.now());
-    const services = createServices({ db, clock, keyring, config, dataDir: options.dataDir, dkimKeys: options.dkimKeys ?? generateDkimKey });
-    // Contacts stored before the 4/5-gram index get theirs (once; a no-op afterwards).
+    const services = createServices({
+      db,
+      clock,
+      keyring,
+      config,
+      dataDir: options.dataDir,
+      dkimKeys: options.dkimKeys ?? generateDkimKey,
+      cacheDir: resolveCacheDir(env),
+    });
+    // Contacts stored before the 4/5-gram index get theirs, places stored before category
+    // tags theirs (once; no-ops afterwards).
     backfillContactNgrams({ db, keys: services.keys });
+    services.placesImport.backfillCategoryTags();
     let closed = false;
     let checkpointer: Checkpointer | undefined;
     return {

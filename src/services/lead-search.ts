@@ -1,6 +1,6 @@
 import { AppError, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
-import { DEFAULT_RADIUS_KM, Lead, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
+import { DEFAULT_RADIUS_KM, Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
 import type { Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
 import type { Principal } from "./auth.js";
@@ -67,20 +67,23 @@ export class LeadSearchService {
       lng: input.lng ?? null,
       locationPlaceId: input.locationPlaceId ?? null,
       radiusKm: input.radiusKm ?? DEFAULT_RADIUS_KM,
+      sort: input.sort ?? "relevance",
     };
 
     // A following page: the token carries the centre and cursor; no geocoding, no quota.
     if (input.pageToken) {
       const state = this.tokens.verify(input.pageToken, team.id, params);
       this.assertContactRoom(team.id, team.limits);
-      return this.accepted(team.id, params, state.center, state.cursor, state.searchId, null, input.refresh === true);
+      const located = { center: state.center, resolvedLocation: state.resolvedLocation ?? null };
+      return this.accepted(team.id, params, located, state.cursor, state.searchId, null, input.refresh === true);
     }
 
-    const { center } = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
+    const place = await this.deps.geocoder.resolve(input, this.deps.provider, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
     const reservation = this.deps.quota.reserve(team.id);
-    return this.accepted(team.id, params, center, null, reservation.id, reservation.id, input.refresh === true);
+    const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
+    return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
   }
 
   /** 403 `contact_limit_reached` when the workspace holds as many contacts as its plan allows. */
@@ -98,7 +101,7 @@ export class LeadSearchService {
   private accepted(
     teamId: string,
     params: SearchParameters,
-    center: LatLng,
+    { center, resolvedLocation }: { center: LatLng; resolvedLocation: ResolvedLocation | null },
     cursor: string | null,
     searchId: string,
     reservationId: string | null,
@@ -111,7 +114,7 @@ export class LeadSearchService {
       async *run(signal, cutoff) {
         let page;
         try {
-          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, signal });
+          page = await deps.provider.search({ center, radiusKm: params.radiusKm, keywords: params.keywords, cursor, sort: params.sort, signal });
         } catch (err) {
           // A cancelled search keeps its cost; a failing provider gives it back.
           // The client is gone, so nobody reads this; an AppError is not logged as a fault.
@@ -131,8 +134,9 @@ export class LeadSearchService {
           .filter((lead) => distanceKm(center, lead) <= params.radiusKm)
           .filter((lead) => !seen.has(lead.placeId) && seen.add(lead.placeId))
           .slice(0, PAGE_SIZE);
-        const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor }) : null;
-        yield { type: "progress", data: { center, leads, nextPageToken } };
+        const nextPageToken = page.nextCursor ? tokens.issue(teamId, params, { searchId, center, cursor: page.nextCursor, resolvedLocation }) : null;
+        const didYouMean = page.didYouMean ?? null;
+        yield { type: "progress", data: { center, leads, nextPageToken, resolvedLocation, didYouMean } };
 
         const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken }), log);
         signal.throwIfAborted();
@@ -149,6 +153,8 @@ export class LeadSearchService {
             nextPageToken,
             quota: deps.quota.current(teamId),
             enrichmentRetryToken: enriched.retryToken,
+            resolvedLocation,
+            didYouMean,
             ...(warnings.length ? { warnings } : {}),
           },
         };

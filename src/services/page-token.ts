@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.js";
 import type { Keyring } from "../core/crypto.js";
 import { badRequest } from "../core/errors.js";
 import type { LatLng } from "../core/geo.js";
+import type { ResolvedLocation } from "../core/schemas/lead.js";
 
 /** Page tokens last a day: long enough to page through a list later, short enough that stale cursors die. */
 export const PAGE_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,6 +17,8 @@ export interface SearchParameters {
   lng: number | null;
   locationPlaceId: string | null;
   radiusKm: number;
+  /** The order across pages (the default applied: "relevance"). */
+  sort: "relevance" | "distance" | "name";
 }
 
 /** What a page token carries besides its binding. */
@@ -26,6 +29,8 @@ export interface PageState {
   center: LatLng;
   /** The provider's cursor for the next page. */
   cursor: string;
+  /** What the location resolved to on the first page (absent in tokens issued before it was carried). */
+  resolvedLocation?: ResolvedLocation | null;
 }
 
 interface Payload {
@@ -40,12 +45,17 @@ interface Payload {
   pin?: [number, number] | null;
   cursor: string;
   exp: number;
+  /** The resolved location's name and kind (its point is lat/lng). */
+  loc?: [string, ResolvedLocation["kind"]];
 }
 
 function digest(params: SearchParameters, withCoordinates: boolean): string {
-  const canonical = withCoordinates
-    ? JSON.stringify([params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm])
-    : JSON.stringify([params.location, params.keywords, params.locationPlaceId, params.radiusKm]);
+  // The sort joins the list only when it is not the default, so tokens issued before it
+  // existed still verify for a search in the default order.
+  const bound = withCoordinates
+    ? [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm]
+    : [params.location, params.keywords, params.locationPlaceId, params.radiusKm];
+  const canonical = JSON.stringify(params.sort === "relevance" ? bound : [...bound, params.sort]);
   return createHash("sha256").update(canonical).digest("base64url");
 }
 
@@ -55,7 +65,7 @@ function samePoint(lat: number, lng: number, other: { lat: number; lng: number }
 }
 
 /**
- * The lat/lng of a following page (service-api.md 4.1 rule 3 has the client send "the
+ * The lat/lng of a following page (docs/api.md, "Pages": the client may send "the
  * centre" again): those of the first request, the `center` the first page returned, or
  * none at all. Any other point is another search.
  */
@@ -88,6 +98,7 @@ export class PageTokens {
       pin: params.lat !== null && params.lng !== null ? [params.lat, params.lng] : null,
       cursor: state.cursor,
       exp: this.clock.now().getTime() + PAGE_TOKEN_TTL_MS,
+      ...(state.resolvedLocation ? { loc: [state.resolvedLocation.name, state.resolvedLocation.kind] as [string, ResolvedLocation["kind"]] } : {}),
     };
     const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
     return `${body}.${this.keyring.sign(PURPOSE, body)}`;
@@ -110,12 +121,14 @@ export class PageTokens {
     const sameSearch = payload.v === 1 ? payload.params === digest(params, true) : payload.params === digest(params, false) && coordinatesMatch(params, payload);
     if (!sameSearch) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, locationPlaceId and radiusKm as the first page, and as lat/lng those of the first request, the center it returned, or none (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, locationPlaceId, radiusKm and sort as the first page, and as lat/lng those of the first request, the center it returned, or none (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {
       throw badRequest("pageToken: expired (page tokens are valid for 24 hours); start the search again without pageToken");
     }
-    return { searchId: payload.search, center: { lat: payload.lat, lng: payload.lng }, cursor: payload.cursor };
+    const center = { lat: payload.lat, lng: payload.lng };
+    const resolvedLocation = payload.loc ? { name: payload.loc[0], kind: payload.loc[1], ...center } : null;
+    return { searchId: payload.search, center, cursor: payload.cursor, resolvedLocation };
   }
 }

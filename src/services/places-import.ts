@@ -1,9 +1,14 @@
 import { basename, resolve } from "node:path";
+import { iso1A2Code } from "@rapideditor/country-coder";
 import { badRequest } from "../core/errors.js";
+import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { importerFor } from "../providers/places/importers/index.js";
 import type { BoundingBox } from "../core/geo.js";
+import { PlaceCategorizer } from "../providers/places/place-categories.js";
+import { joinTagTerms } from "../providers/places/place-tags.js";
 import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
 import type { ServiceDeps } from "./deps.js";
 
@@ -51,6 +56,16 @@ export interface ImportFileOptions {
   batchSize?: number;
 }
 
+/** A place's stored labels (a JSON array), or none when unreadable. */
+function parseLabels(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** "minLng,minLat,maxLng,maxLat" → a box; a usage error names what is wrong. */
 export function parseBoundingBox(value: string): BoundingBox {
   const parts = value.split(",").map((p) => p.trim());
@@ -65,8 +80,8 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-/** A cleaned place in column form (JSON serialised; the categories also as one text for the term index). */
-export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
+/** A cleaned place in column form (JSON serialised; the categories also as one text, and the category tags, for the term index). */
+export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[] = place.tags ?? []): PlaceWrite {
   return {
     placeId: place.placeId,
     name: place.name,
@@ -85,6 +100,7 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
     rating: place.rating,
     categories: JSON.stringify(place.categories),
     categoryText: place.categories.join(" "),
+    categoryTags: joinTagTerms(categoryTags),
     cuisine: place.cuisine,
     brand: place.brand,
     description: place.description,
@@ -101,13 +117,23 @@ export function toPlaceWrite(place: PlaceRecord): PlaceWrite {
 export class PlacesImportService {
   private placesRepo?: PlacesRepo;
   private postingsRepo?: PlacePostingsRepo;
+  private localitiesRepo?: LocalitiesRepo;
+  private readonly categorizer: PlaceCategorizer;
 
-  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock">) {}
+  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock" | "cacheDir">) {
+    this.categorizer = new PlaceCategorizer(() => loadCategoryVocabulary(deps.cacheDir));
+  }
 
   /** Made on first use: the server, which never imports, prepares none of this. */
   get repo(): PlacesRepo {
     this.placesRepo ??= new PlacesRepo(this.deps.db);
     return this.placesRepo;
+  }
+
+  /** The geocoder's localities, rebuilt once an import ends. */
+  private get localities(): LocalitiesRepo {
+    this.localitiesRepo ??= new LocalitiesRepo(this.deps.db);
+    return this.localitiesRepo;
   }
 
   /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
@@ -136,6 +162,7 @@ export class PlacesImportService {
     let read = 0;
     let skippedTotal = 0;
     let batch: PlaceWrite[] = [];
+    const namedPlaces: NamedPlaceRow[] = [];
     const flush = () => {
       if (batch.length === 0) return;
       const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
@@ -157,8 +184,13 @@ export class PlacesImportService {
           if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
           continue;
         }
+        if (item.kind === "locality") {
+          const { id, name: placeName, kind, lat, lng } = item.locality;
+          namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
+          continue;
+        }
         read++;
-        batch.push(toPlaceWrite(item.place));
+        batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
         if (batch.length >= batchSize) flush();
       }
       flush();
@@ -172,7 +204,8 @@ export class PlacesImportService {
     const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString() });
     removed += gone;
     this.postings.refresh();
-    this.repo.rebuildLocalities();
+    this.localities.replaceNamedPlaces(source.id, namedPlaces);
+    this.localities.rebuild();
     const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
       file: name,
@@ -191,6 +224,30 @@ export class PlacesImportService {
 
   stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {
     return { sources: this.repo.sourceStats(), index: { ...this.repo.indexCounts(), staleCells: this.postings.staleCount() } };
+  }
+
+  /**
+   * Category tags for places written before they existed (listed by migration 015): from
+   * their labels and brand, in batches, then the packed index of the cells they touched.
+   * A no-op once the list is empty (one indexed read).
+   */
+  backfillCategoryTags(batchSize = 5000): number {
+    let done = 0;
+    let afterId = 0;
+    for (;;) {
+      const batch = this.repo.categoryBackfillBatch(afterId, batchSize);
+      if (batch.length === 0) break;
+      afterId = batch[batch.length - 1]!.id;
+      this.repo.completeCategoryBackfill(
+        batch.map((row) => {
+          const categories = parseLabels(row.categories);
+          return { id: row.id, categoryTags: joinTagTerms(this.categorizer.tagsOf({ ...row, categories })) };
+        }),
+      );
+      done += batch.length;
+    }
+    if (done > 0) this.postings.refresh();
+    return done;
   }
 
   /** Rebuild the search's packed term index wherever it is stale (after an import that was killed). */

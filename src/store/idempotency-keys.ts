@@ -11,7 +11,7 @@ export interface IdempotencyRow {
   response_body: string | null;
 }
 
-/** The `idempotency_keys` table (migration 015). */
+/** The `idempotency_keys` table (the idempotency-keys migration). */
 export class IdempotencyKeysRepo {
   constructor(private readonly db: Db) {}
 

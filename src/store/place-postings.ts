@@ -4,8 +4,9 @@ import type { Db } from "./connection.js";
 /**
  * The term index packed for reading (migration 013): one row per (grid cell, word) whose
  * `postings` BLOB holds every place of that cell with that word, as little-endian
- * float64 records of POSTING_STRIDE values: [place, lat, lng, tf, words], ascending by
- * place (the same values as the `place_terms` rows it is built from).
+ * float64 records of POSTING_STRIDE values: [place, lat, lng, fields, flags], ascending
+ * by place (the same values as the `place_terms` rows it is built from; `fields` and
+ * `flags` are that table's columns `tf` and `words`, see `TermRow`).
  *
  * Why: turning SQLite rows into JavaScript values costs ~1 µs per row and value column
  * (better-sqlite3 builds an array and a number per value). The slowest 5 km searches read
@@ -20,9 +21,9 @@ import type { Db } from "./connection.js";
  * `place_terms`; the importer calls it once an import ends (rebuilding per batch would
  * rewrite a dense cell once per batch that touches it).
  *
- * Two ways to read: `scan`, one seek per cell (small circles), and `scanRanges`, per word
- * and range of consecutive cells through the (term, cell) index (large circles, whose
- * cells are mostly empty).
+ * Two ways to read: `scan`, one seek per cell and term range (small circles), and
+ * `scanRanges`, per word and range of consecutive cells through the (term, cell) index
+ * (large circles, whose cells are mostly empty).
  */
 
 export const POSTING_STRIDE = 5;
@@ -33,9 +34,9 @@ const LITTLE_ENDIAN = endianness() === "LE";
 const CELLS_PER_TRANSACTION = 2_000;
 
 /** `place_terms` rows of one cell in key order (term, place), as `refresh` reads them. */
-type CellRow = [term: string, place: number, lat: number, lng: number, tf: number, words: number];
+type CellRow = [term: string, place: number, lat: number, lng: number, fields: number, flags: number];
 
-/** One BLOB of postings from a flat [place, lat, lng, tf, words]… list. */
+/** One BLOB of postings from a flat [place, lat, lng, fields, flags]… list. */
 export function encodePostings(values: Float64Array): Buffer {
   if (LITTLE_ENDIAN) return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   const out = Buffer.allocUnsafe(values.length * 8);
@@ -58,18 +59,23 @@ export function decodePostings(blob: Uint8Array): Float64Array {
   return out;
 }
 
-/** One scan result: a cell's postings for one word, and whether that word is one of the scan's exact words. */
+/** One scan result: a cell's postings for one word (or tag term). */
 export interface PostingChunk {
-  exact: boolean;
+  term: string;
   values: Float64Array;
 }
 
-const MAX_EXACT_WORDS = 4;
+/** A range of terms `[from, to)`: a word prefix `[p, p + U+10FFFF)` or one term `[t, t + U+0001)`. */
+export type TermRange = readonly [from: string, to: string];
 
-/** The four `term IN (?, ?, ?, ?)` parameters: the exact words, the first repeated into unused places. */
-function exactParameters(exactWords: readonly string[]): string[] {
-  if (exactWords.length > MAX_EXACT_WORDS) throw new Error(`at most ${MAX_EXACT_WORDS} exact words (a keyword and its stems)`);
-  return Array.from({ length: MAX_EXACT_WORDS }, (_, i) => exactWords[i] ?? exactWords[0] ?? "");
+/** The terms starting with `prefix`. */
+export function prefixRange(prefix: string): TermRange {
+  return [prefix, prefix + "\u{10FFFF}"];
+}
+
+/** Exactly this term (no term of the index holds a U+0000). */
+export function exactRange(term: string): TermRange {
+  return [term, term + "\u0001"];
 }
 
 export class PlacePostingsRepo {
@@ -79,16 +85,18 @@ export class PlacePostingsRepo {
   private readonly staleStatement;
 
   constructor(private readonly db: Db) {
+    // Every term range of a search in one statement: per range and cell, one B-tree range
+    // (CROSS JOIN keeps the ranges outside, so each seek has its cell and its terms).
     this.scanStatement = db
       .prepare(
-        `SELECT term IN (?, ?, ?, ?), postings FROM place_postings
-          WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`,
+        `SELECT p.term, p.postings FROM json_each(?) r CROSS JOIN place_postings p
+          WHERE p.cell IN (SELECT value FROM json_each(?)) AND p.term >= r.value ->> 0 AND p.term < r.value ->> 1`,
       )
       .raw(true);
-    // The same, driven by (word, first cell, last cell) triples through the (term, cell) index.
+    // Driven by (word, first cell, last cell) triples through the (term, cell) index.
     this.rangeScanStatement = db
       .prepare(
-        `SELECT p.term IN (?, ?, ?, ?), p.postings FROM json_each(?) j
+        `SELECT p.term, p.postings FROM json_each(?) j
            JOIN place_postings p ON p.term = j.value ->> 0 AND p.cell BETWEEN j.value ->> 1 AND j.value ->> 2`,
       )
       .raw(true);
@@ -110,19 +118,15 @@ export class PlacePostingsRepo {
     return new Set(this.staleStatement.all(cellsJson) as number[]);
   }
 
-  /**
-   * The postings of every word starting with `prefix` in these (fresh) cells: one B-tree
-   * range per cell, one row per word. `exactWords` (at most four) mark the chunks whose
-   * word is the keyword itself or one of its stems.
-   */
-  scan(cellsJson: string, prefix: string, exactWords: readonly string[]): PostingChunk[] {
-    const rows = this.scanStatement.all(...exactParameters(exactWords), cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[number, Buffer]>;
-    return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+  /** The postings of every term in these ranges in these (fresh) cells: one statement, one row per cell and term. */
+  scan(cellsJson: string, ranges: readonly TermRange[]): PostingChunk[] {
+    const rows = this.scanStatement.all(JSON.stringify(ranges), cellsJson) as Array<[string, Buffer]>;
+    return rows.map(([term, blob]) => ({ term, values: decodePostings(blob) }));
   }
 
-  /** The distinct words starting with `prefix` that have postings anywhere. */
-  termsWithPrefix(prefix: string): string[] {
-    return this.termsStatement.all({ from: prefix, to: prefix + "\u{10FFFF}" }) as string[];
+  /** The distinct terms of a range that have postings anywhere. */
+  termsIn([from, to]: TermRange): string[] {
+    return this.termsStatement.all({ from, to }) as string[];
   }
 
   /**
@@ -130,11 +134,26 @@ export class PlacePostingsRepo {
    * range per word and range, then one lookup per non-empty cell. For circles whose cells
    * are mostly empty, far fewer seeks than `scan`'s one per cell.
    */
-  scanRanges(terms: readonly string[], ranges: ReadonlyArray<readonly [number, number]>, exactWords: readonly string[]): PostingChunk[] {
+  scanRanges(terms: readonly string[], ranges: ReadonlyArray<readonly [number, number]>): PostingChunk[] {
     const triples: Array<[string, number, number]> = [];
     for (const term of terms) for (const [first, last] of ranges) triples.push([term, first, last]);
-    const rows = this.rangeScanStatement.all(...exactParameters(exactWords), JSON.stringify(triples)) as Array<[number, Buffer]>;
-    return rows.map(([isExact, blob]) => ({ exact: isExact === 1, values: decodePostings(blob) }));
+    const rows = this.rangeScanStatement.all(JSON.stringify(triples)) as Array<[string, Buffer]>;
+    return rows.map(([term, blob]) => ({ term, values: decodePostings(blob) }));
+  }
+
+  /**
+   * The distinct words starting with `prefix` in these (fresh) cells, each with its
+   * number of places there: the candidates of a typo correction (a rare path: it reads
+   * every such word's postings header, not its places).
+   */
+  termsInCells(cellsJson: string, prefix: string): Map<string, number> {
+    const rows = this.db
+      .prepare(`SELECT term, length(postings) FROM place_postings WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`)
+      .raw(true)
+      .all(cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[string, number]>;
+    const counts = new Map<string, number>();
+    for (const [term, bytes] of rows) counts.set(term, (counts.get(term) ?? 0) + bytes / BYTES);
+    return counts;
   }
 
   /** How many cells wait for a rebuild. */

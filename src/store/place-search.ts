@@ -1,14 +1,16 @@
 import type { BoundingBox } from "../core/geo.js";
+import { foldForSearch } from "../core/text.js";
 import type { Db } from "./db.js";
 import type { PlaceWrite } from "./places.js";
 
-/** The text and point of a place, enough to test the keywords and rank it. */
+/** The text, category tags and point of a place, enough to match the keywords and rank it. */
 export interface Candidate {
   id: number;
   lat: number;
   lng: number;
   name: string;
   category_text: string;
+  category_tags: string;
   cuisine: string | null;
   brand: string | null;
   description: string | null;
@@ -17,13 +19,15 @@ export interface Candidate {
 /** A `places` row as the search reads it: the columns the importer wrote (their names are the same), with the row's ids. */
 export type PlaceRow = { id: number; place_id: string } & Pick<
   PlaceWrite,
-  "name" | "address" | "city" | "postcode" | "country" | "lat" | "lng" | "website" | "phone" | "email" | "socials" | "rating" | "categories" | "cuisine" | "brand"
+  | "name" | "address" | "street" | "housenumber" | "city" | "postcode" | "country" | "lat" | "lng" | "website" | "phone" | "email" | "socials"
+  | "rating" | "categories" | "cuisine" | "brand"
 >;
 
-const CANDIDATE_COLUMNS = "p.id AS id, p.lat AS lat, p.lng AS lng, p.name AS name, p.category_text AS category_text, p.cuisine AS cuisine, p.brand AS brand, p.description AS description";
+const CANDIDATE_COLUMNS =
+  "p.id AS id, p.lat AS lat, p.lng AS lng, p.name AS name, p.category_text AS category_text, p.category_tags AS category_tags, p.cuisine AS cuisine, p.brand AS brand, p.description AS description";
 
 const PLACE_COLUMNS =
-  "id, place_id, name, address, city, postcode, country, lat, lng, website, phone, email, socials, rating, categories, cuisine, brand";
+  "id, place_id, name, address, street, housenumber, city, postcode, country, lat, lng, website, phone, email, socials, rating, categories, cuisine, brand";
 
 /**
  * Read queries of the lead search over the local places index (migration 002). The
@@ -51,12 +55,13 @@ export class PlaceSearchRepo {
     return out;
   }
 
-  /** The searchable text of these places (for the rare place whose counts the term index could not pack). */
-  candidatesByIds(ids: readonly number[]): Candidate[] {
-    if (ids.length === 0) return [];
-    return this.db
-      .prepare(`SELECT ${CANDIDATE_COLUMNS} FROM places p WHERE p.id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as Candidate[];
+  /** These places' names as `--sort name` orders them: folded (case and accents aside), by id. */
+  sortNamesByIds(ids: readonly number[]): Map<number, string> {
+    const names = new Map<number, string>();
+    if (ids.length === 0) return names;
+    const rows = this.db.prepare("SELECT id, name FROM places WHERE id IN (SELECT value FROM json_each(?))").raw(true).all(JSON.stringify(ids)) as Array<[number, string]>;
+    for (const [id, name] of rows) names.set(id, foldForSearch(name));
+    return names;
   }
 
   rowsByIds(ids: readonly number[]): PlaceRow[] {

@@ -1,12 +1,11 @@
 import type { Statement } from "better-sqlite3";
-import { normaliseKey } from "../core/text.js";
 import type { Db } from "./db.js";
 
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
- * from a re-imported file, and the locality/postcode index. (The read side, for search,
- * is `place-search.ts`.) The R*Tree and the term index follow `places` through triggers
- * (migrations 014 and 011), so nothing here touches them directly.
+ * from a re-imported file. (The read side, for search, is `place-search.ts`; the
+ * geocoder's localities are `localities.ts`.) The R*Tree and the term index follow
+ * `places` through triggers (migrations 014 and 015), so nothing here touches them directly.
  */
 
 export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
@@ -48,12 +47,24 @@ export interface PlaceWrite {
   categories: string;
   /** The labels joined by spaces: what the term index reads. */
   categoryText: string;
+  /** Category tag terms, space-separated ("amenity=dentist healthcare=dentist"). */
+  categoryTags: string;
   cuisine: string | null;
   brand: string | null;
   description: string | null;
   openingHours: string | null;
   /** JSON array of upstream records (Overture `sources[]`), or null. */
   provenance: string | null;
+}
+
+export interface CategoryBackfillRow {
+  id: number;
+  /** JSON array of labels. */
+  categories: string;
+  name: string;
+  brand: string | null;
+  lat: number;
+  lng: number;
 }
 
 export interface BatchResult {
@@ -71,7 +82,8 @@ export interface SourceStats extends PlaceSourceRow {
 /** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no index churn). */
 const CONTENT_COLUMNS = [
   "source_id", "name", "address", "street", "housenumber", "postcode", "city", "country", "lat", "lng", "website", "phone",
-  "email", "socials", "rating", "categories", "category_text", "cuisine", "brand", "description", "opening_hours", "provenance",
+  "email", "socials", "rating", "categories", "category_text", "category_tags", "cuisine", "brand", "description", "opening_hours",
+  "provenance",
 ] as const;
 
 export class PlacesRepo {
@@ -138,7 +150,7 @@ export class PlacesRepo {
           place_id: p.placeId, source_id: sourceId, name: p.name, address: p.address, street: p.street, housenumber: p.housenumber,
           postcode: p.postcode, city: p.city, country: p.country, lat: p.lat, lng: p.lng, website: p.website, phone: p.phone,
           email: p.email, socials: p.socials, rating: p.rating, categories: p.categories, category_text: p.categoryText,
-          cuisine: p.cuisine, brand: p.brand, description: p.description, opening_hours: p.openingHours, provenance: p.provenance,
+          category_tags: p.categoryTags, cuisine: p.cuisine, brand: p.brand, description: p.description, opening_hours: p.openingHours, provenance: p.provenance,
           updated_at: now,
         };
         const existing = this.findPlace.get(p.placeId);
@@ -183,6 +195,31 @@ export class PlacesRepo {
     }).immediate();
   }
 
+  /**
+   * Places listed by migration 015 for category tags (they were written before places
+   * had them): the next `limit` after `afterId`, with what the tags are derived from.
+   */
+  categoryBackfillBatch(afterId: number, limit: number): CategoryBackfillRow[] {
+    return this.db
+      .prepare(
+        `SELECT p.id, p.categories, p.name, p.brand, p.lat, p.lng FROM place_category_backfill b JOIN places p ON p.id = b.place
+          WHERE b.place > ? ORDER BY b.place LIMIT ?`,
+      )
+      .all(afterId, limit) as CategoryBackfillRow[];
+  }
+
+  /** Write backfilled category tags (the term index follows through its triggers) and take the places off the list. */
+  completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string }>): void {
+    const update = this.db.prepare("UPDATE places SET category_tags = ? WHERE id = ? AND category_tags IS NOT ?");
+    const done = this.db.prepare("DELETE FROM place_category_backfill WHERE place = ?");
+    this.db.transaction(() => {
+      for (const row of rows) {
+        update.run(row.categoryTags, row.id, row.categoryTags);
+        done.run(row.id);
+      }
+    }).immediate();
+  }
+
   /** Counts per source, with how many places have a website, phone, email. */
   sourceStats(): SourceStats[] {
     return this.db
@@ -205,94 +242,5 @@ export class PlacesRepo {
       cities: one("SELECT count(*) AS n FROM localities WHERE kind = 'city'"),
       postcodes: one("SELECT count(*) AS n FROM localities WHERE kind = 'postcode'"),
     };
-  }
-
-  /**
-   * Rebuild `localities` from all places: one 'city' row per normalised city and country
-   * (centroid of its places, spelled as most places spell it) and one 'postcode' row per
-   * postcode and country (with its most common city); `country` is '' when unknown. Replaced in one transaction, so the
-   * geocoder never sees a half-built index.
-   */
-  rebuildLocalities(): { cities: number; postcodes: number } {
-    interface Group {
-      lat: number;
-      lng: number;
-      count: number;
-      spellings: Map<string, number>;
-      cities: Map<string, number>;
-      country: string | null;
-      key: string;
-    }
-    const cities = new Map<string, Group>();
-    const postcodes = new Map<string, Group>();
-    const add = (groups: Map<string, Group>, key: string, country: string | null, spelling: string, city: string | null, lat: number, lng: number) => {
-      const id = `${key}\u0000${country ?? ""}`;
-      let group = groups.get(id);
-      if (!group) {
-        group = { lat: 0, lng: 0, count: 0, spellings: new Map(), cities: new Map(), country, key };
-        groups.set(id, group);
-      }
-      group.lat += lat;
-      group.lng += lng;
-      group.count++;
-      group.spellings.set(spelling, (group.spellings.get(spelling) ?? 0) + 1);
-      if (city) group.cities.set(city, (group.cities.get(city) ?? 0) + 1);
-    };
-    const rows = this.db
-      .prepare("SELECT city, postcode, country, lat, lng FROM places WHERE city IS NOT NULL OR postcode IS NOT NULL")
-      .iterate() as IterableIterator<{ city: string | null; postcode: string | null; country: string | null; lat: number; lng: number }>;
-    for (const row of rows) {
-      const cityKey = row.city ? normaliseKey(row.city) : "";
-      if (cityKey) add(cities, cityKey, row.country, row.city!.trim(), null, row.lat, row.lng);
-      const postcodeKey = row.postcode ? normaliseKey(row.postcode) : "";
-      if (postcodeKey) add(postcodes, postcodeKey, row.country, row.postcode!.trim(), row.city?.trim() ?? null, row.lat, row.lng);
-    }
-    const mostCommon = (counts: Map<string, number>): string | null => {
-      let best: string | null = null;
-      let bestCount = 0;
-      for (const [value, count] of counts) {
-        if (count > bestCount || (count === bestCount && best !== null && value < best)) {
-          best = value;
-          bestCount = count;
-        }
-      }
-      return best;
-    };
-    // The PRIMARY KEY makes `country` NOT NULL (STRICT): '' means "not known". Places that
-    // do not say their country (OSM nodes often lack addr:country) join the group of the
-    // same name that does, the largest one when several countries share the name.
-    const mergeUnknownCountry = (groups: Map<string, Group>) => {
-      const largestByKey = new Map<string, Group>();
-      for (const g of groups.values()) {
-        if (g.country === null) continue;
-        const best = largestByKey.get(g.key);
-        if (!best || g.count > best.count) largestByKey.set(g.key, g);
-      }
-      for (const [id, g] of groups) {
-        if (g.country !== null) continue;
-        const target = largestByKey.get(g.key);
-        if (!target) continue;
-        target.lat += g.lat;
-        target.lng += g.lng;
-        target.count += g.count;
-        for (const [k, v] of g.spellings) target.spellings.set(k, (target.spellings.get(k) ?? 0) + v);
-        for (const [k, v] of g.cities) target.cities.set(k, (target.cities.get(k) ?? 0) + v);
-        groups.delete(id);
-      }
-    };
-    mergeUnknownCountry(cities);
-    mergeUnknownCountry(postcodes);
-    this.db.transaction(() => {
-      this.db.exec("DELETE FROM localities");
-      const insert = this.db.prepare(
-        "INSERT INTO localities (kind, key, name, city, country, lat, lng, place_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      );
-      for (const [kind, groups] of [["city", cities], ["postcode", postcodes]] as const) {
-        for (const g of groups.values()) {
-          insert.run(kind, g.key, mostCommon(g.spellings), kind === "postcode" ? mostCommon(g.cities) : null, g.country ?? "", g.lat / g.count, g.lng / g.count, g.count);
-        }
-      }
-    }).immediate();
-    return { cities: cities.size, postcodes: postcodes.size };
   }
 }

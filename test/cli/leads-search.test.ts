@@ -37,6 +37,8 @@ describe("outreach leads search", () => {
     expect(r.stdout).toContain("praxis@meier.li");
     expect(r.stderr).toMatch(/3 leads · page 1/);
     expect(r.stderr).toMatch(/quota: 24 of 25 searches left today \(free plan/);
+    // What the location was understood as.
+    expect(r.stderr).toMatch(/around Vaduz\b.* \(city, 47\.\d{5}, 9\.\d{5}\)/);
   });
 
   it("piped without flags: tab-separated rows, nothing else on stdout", async () => {
@@ -90,7 +92,8 @@ describe("outreach leads search", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Array<Record<string, string>>;
-    expect(rows).toHaveLength(2);
+    // The restaurant; not the hotel whose description mentions one.
+    expect(rows).toHaveLength(1);
     expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["email", "linkedin", "facebook", "twitter", "instagram", "source_1_url", "source_4_title"]));
     expect(rows[0]).toMatchObject({ place_id: "osm:way:5", name: "Ristorante Italia", domain: "ristorante-italia.li", facebook: "https://facebook.com/italia", categories: "restaurant; italian restaurant", rating: "4.5" });
   });
@@ -107,6 +110,29 @@ describe("outreach leads search", () => {
     expect(usage.code).toBe(2);
     const half = await runCli(["leads", "search", "--lat", "47.1", "--keywords", "x"], { env, deps });
     expect(half.code).toBe(2);
+  });
+
+  it("--sort orders the leads across pages (distance, name, relevance); anything else is a usage error", async () => {
+    const { env, deps } = prepare(many);
+    const byName = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "restaurant", "--all", "--sort", "name", "--json"], { env, deps });
+    expect(byName.code).toBe(0);
+    const names = (JSON.parse(byName.stdout) as SearchResult).leads.map((l) => l.name);
+    expect(names).toHaveLength(45);
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, "en", { numeric: false })));
+    const bad = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "restaurant", "--sort", "rating"], { env, deps });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--sort must be one of relevance, distance, name/);
+  });
+
+  it("says on stderr which keywords a typo was read as, and when nothing was found at all", async () => {
+    const { env, deps } = prepare();
+    const typo = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentsit"], { env, deps });
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(/nothing matched "dentsit" as typed; did you mean "dentist"\? \(showing its leads\)/);
+    expect(typo.stdout).toContain("Dentists Vaduz");
+    const wrongPlace = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "veterinarain", "--radius", "1"], { env, deps });
+    expect(wrongPlace.code).toBe(0);
+    expect(wrongPlace.stderr).toMatch(/no leads for "veterinarain"; did you mean "veterinarian"\?/);
   });
 
   it("exits 6 when the daily quota is used up", async () => {

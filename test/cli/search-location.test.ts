@@ -18,7 +18,7 @@ describe("empty results explain themselves", () => {
     const { env, deps } = prepare();
     const r = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentist", "--radius", "3"], { env, deps });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`searched within 3 km of Vaduz (${VADUZ.lat.toFixed(4)}, ${VADUZ.lng.toFixed(4)})`);
+    expect(r.stderr).toContain(`around Vaduz (city, ${VADUZ.lat.toFixed(5)}, ${VADUZ.lng.toFixed(5)}), within 3 km`);
     expect(r.stderr).not.toMatch(/no places imported/);
   });
 

@@ -10,7 +10,7 @@ export function termIndex(db: Db): { actual: unknown[]; expected: unknown[] } {
   const expected = db
     .prepare(
       `SELECT t.cell, t.term, p.id AS place, p.lat, p.lng, t.tf, t.words
-         FROM places p, place_terms_of(p.lat, p.lng, p.name, p.category_text, coalesce(p.cuisine, ''), coalesce(p.brand, ''), coalesce(p.description, '')) t
+         FROM places p, place_terms_of(p.lat, p.lng, p.name, p.category_text, coalesce(p.cuisine, ''), coalesce(p.brand, ''), coalesce(p.description, ''), p.category_tags) t
         ORDER BY place, term`,
     )
     .all();

@@ -6,7 +6,7 @@ export function placeWrite(placeId: string, fields: Partial<PlaceWrite> = {}): P
   return {
     placeId, name: placeId, address: "somewhere", street: null, housenumber: null, postcode: null, city: null, country: null,
     lat: 47.14, lng: 9.52, website: null, phone: null, email: null, socials: null, rating: null, categories: "[]",
-    categoryText: "", cuisine: null, brand: null, description: null, openingHours: null, provenance: null, ...fields,
+    categoryText: "", categoryTags: "", cuisine: null, brand: null, description: null, openingHours: null, provenance: null, ...fields,
   };
 }
 

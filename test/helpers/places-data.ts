@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ImportItem, PlaceRecord } from "../../src/providers/places/place-record.js";
+import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/places/place-record.js";
 
 /**
  * The real extracts beside the project (never copied into it): ../shared/data, or the
@@ -33,13 +33,15 @@ export function near(actual: number, expected: number, tolerance = 0.08): boolea
   return Math.abs(actual - expected) <= expected * tolerance;
 }
 
-/** Drain an importer: the places it yields, and its skips counted by reason. */
-export async function collectImport(items: AsyncIterable<ImportItem>): Promise<{ places: PlaceRecord[]; skipped: Record<string, number> }> {
+/** Drain an importer: the places it yields, the named places (for the geocoder), and its skips counted by reason. */
+export async function collectImport(items: AsyncIterable<ImportItem>): Promise<{ places: PlaceRecord[]; localities: NamedPlace[]; skipped: Record<string, number> }> {
   const places: PlaceRecord[] = [];
+  const localities: NamedPlace[] = [];
   const skipped: Record<string, number> = {};
   for await (const item of items) {
     if (item.kind === "place") places.push(item.place);
+    else if (item.kind === "locality") localities.push(item.locality);
     else skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
   }
-  return { places, skipped };
+  return { places, localities, skipped };
 }

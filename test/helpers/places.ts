@@ -1,10 +1,15 @@
+import { loadCategoryVocabulary } from "../../src/providers/places/category-vocabulary.js";
+import { resolveCacheDir } from "../../src/services/instance.js";
+import { foldForSearch } from "../../src/core/text.js";
 import type { Db } from "../../src/store/db.js";
+import type { LocalityKind } from "../../src/store/localities.js";
 import { PlacePostingsRepo } from "../../src/store/place-postings.js";
 
 /**
  * Fill the places index through the real schema (migration 002) with plain SQL, the way
- * an importer would: one source, places with cleaned lead fields, localities, and the
- * search's packed term index rebuilt at the end.
+ * an importer would: one source, places with cleaned lead fields and category tags
+ * (given, or what the vocabulary makes of the labels, as an import of a CSV does),
+ * localities, and the search's packed term index rebuilt at the end.
  */
 export interface TestPlace {
   placeId: string;
@@ -12,6 +17,8 @@ export interface TestPlace {
   lat: number;
   lng: number;
   categories?: string[];
+  /** Category tag terms ("amenity=dentist"); default: those of `categories` in the vocabulary. */
+  tags?: string[];
   address?: string;
   city?: string | null;
   postcode?: string | null;
@@ -24,6 +31,13 @@ export interface TestPlace {
   cuisine?: string | null;
   brand?: string | null;
   description?: string | null;
+  street?: string | null;
+  housenumber?: string | null;
+}
+
+/** The category vocabulary, cached where the program caches it (built once per machine and package versions). */
+export function testVocabulary() {
+  return loadCategoryVocabulary(resolveCacheDir());
 }
 
 export function insertSource(db: Db, name = "test-extract.osm.pbf"): number {
@@ -41,9 +55,10 @@ export function insertSource(db: Db, name = "test-extract.osm.pbf"): number {
 export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: string): void {
   const sourceId = insertSource(db, sourceName);
   const insert = db.prepare(`INSERT INTO places (place_id, source_id, name, address, postcode, city, country, lat, lng, website, phone, email,
-      socials, rating, categories, category_text, cuisine, brand, description, updated_at)
+      socials, rating, categories, category_text, category_tags, cuisine, brand, description, street, housenumber, updated_at)
     VALUES (@placeId, @sourceId, @name, @address, @postcode, @city, @country, @lat, @lng, @website, @phone, @email,
-      @socials, @rating, @categories, @categoryText, @cuisine, @brand, @description, '2026-11-22T00:00:00.000Z')`);
+      @socials, @rating, @categories, @categoryText, @categoryTags, @cuisine, @brand, @description, @street, @housenumber, '2026-11-22T00:00:00.000Z')`);
+  const vocabulary = testVocabulary();
   db.transaction(() => {
     for (const p of places) {
       insert.run({
@@ -63,6 +78,9 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
         rating: p.rating ?? null,
         categories: JSON.stringify(p.categories ?? []),
         categoryText: (p.categories ?? []).join(" "),
+        categoryTags: (p.tags ?? vocabulary.tagsOfLabels(p.categories ?? [])).join(" "),
+        street: p.street ?? null,
+        housenumber: p.housenumber ?? null,
         cuisine: p.cuisine ?? null,
         brand: p.brand ?? null,
         description: p.description ?? null,
@@ -73,13 +91,14 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
   new PlacePostingsRepo(db).refresh();
 }
 
+/** One row of the geocoder's localities (migration 016); the key defaults to the name folded as the geocoder folds it. */
 export function insertLocality(
   db: Db,
-  row: { kind: "city" | "postcode"; key: string; name: string; city?: string | null; country: string; lat: number; lng: number; placeCount: number },
+  row: { kind: LocalityKind; key?: string; name: string; city?: string | null; country: string; lat: number; lng: number; placeCount: number },
 ): void {
   db.prepare("INSERT INTO localities (kind, key, name, city, country, lat, lng, place_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
     row.kind,
-    row.key,
+    row.key ?? foldForSearch(row.name),
     row.name,
     row.city ?? null,
     row.country,

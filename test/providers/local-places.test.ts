@@ -1,19 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead } from "../../src/core/schemas/lead.js";
-import { keywordTerms, relevanceScorer } from "../../src/providers/places/keywords.js";
 import { cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+import { parseKeywords } from "../../src/providers/places/keywords.js";
 import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local.js";
-import { PlacePostingsRepo } from "../../src/store/place-postings.js";
+import { textMatcher, type SearchableText } from "../../src/providers/places/slot-match.js";
+import { exactRange, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { TAG_TERM_PREFIX } from "../../src/store/place-terms.js";
 import { createTestInstance } from "../helpers/instance.js";
-import { insertPlaces, offsetKm, VADUZ, vaduzPlaces, type TestPlace } from "../helpers/places.js";
+import { insertPlaces, offsetKm, testVocabulary, VADUZ, vaduzPlaces, type TestPlace } from "../helpers/places.js";
 
 const signal = new AbortController().signal;
 
 function provider(places: TestPlace[] = vaduzPlaces()) {
   const instance = createTestInstance();
   insertPlaces(instance.services.deps.db, places);
-  return { instance, local: new LocalPlaceProvider(instance.services.deps.db) };
+  return { instance, local: new LocalPlaceProvider(instance.services.deps.db, { vocabulary: testVocabulary }) };
 }
 
 describe("how a prefix's postings are read", () => {
@@ -26,16 +28,29 @@ describe("how a prefix's postings are read", () => {
   });
 });
 
-describe("keyword terms", () => {
-  it("folds diacritics and turns plurals into prefixes that find both forms", () => {
-    expect(keywordTerms("Dentists").map((t) => t.prefixes)).toEqual([["dentist"]]);
-    expect(keywordTerms("cafés").map((t) => t.prefixes)).toEqual([["cafe"]]);
-    expect(keywordTerms("bakeries").map((t) => t.prefixes)).toEqual([["baker"]]);
-    expect(keywordTerms("glass").map((t) => t.prefixes)).toEqual([["glass"]]);
+describe("keywords", () => {
+  it("reads category words in any language and inflection as their tags, other words as plain words", () => {
+    const vocabulary = testVocabulary();
+    const slot = (keywords: string) => parseKeywords(keywords, vocabulary).map((s) => ({ text: s.text, tags: s.concept?.alternatives ?? null, prefixes: s.prefixes.map((p) => p.prefix) }));
+    expect(slot("Dentists")).toEqual([{ text: "dentists", tags: [["amenity=dentist"], ["healthcare=dentist"]], prefixes: ["dentist"] }]);
+    expect(slot("Zahnärzte")[0]!.tags).toEqual([["amenity=dentist"], ["healthcare=dentist"]]);
+    expect(slot("cafés")[0]!.tags).toEqual([["amenity=cafe"]]);
+    expect(slot("Baeckerei")[0]!.tags).toEqual(slot("Bäckerei")[0]!.tags);
+    // A phrase is one slot; a cuisine and a kind of place are two (both must hold).
+    expect(slot("ice cream").map((s) => s.text)).toEqual(["ice cream"]);
+    expect(slot("ice cream")[0]!.tags).toContainEqual(["amenity=ice_cream"]);
+    expect(slot("italian restaurant").map((s) => [s.text, s.tags])).toEqual([
+      ["italian", [["cuisine=italian"]]],
+      ["restaurant", [["amenity=restaurant"]]],
+    ]);
+    expect(slot("Meiers müller")).toEqual([
+      { text: "meiers", tags: null, prefixes: ["meier"] },
+      { text: "muller", tags: null, prefixes: ["muller"] },
+    ]);
   });
 
   it("reads user text as plain words (no query syntax exists to inject)", () => {
-    expect(keywordTerms('pizza" OR x* NEAR(a').map((t) => t.word)).toEqual(["pizza", "or", "near"]);
+    expect(parseKeywords('pizza" OR x* NEAR(a', testVocabulary()).map((t) => t.text)).toEqual(["pizza", "or", "near"]);
   });
 });
 
@@ -51,20 +66,19 @@ describe("local place provider", () => {
     expect(wide.leads.map((l) => l.placeId)).toContain("osm:node:4");
   });
 
-  it("ranks a name match above a category-only match, then by distance", async () => {
+  it("ranks category matches by distance alone, a name in the name adding nothing", async () => {
     const { local } = provider();
     const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "dentist", cursor: null, signal });
-    expect(page.leads[0]!.placeId).toBe("osm:node:1");
-    // Dr. Meier (1.1 km) and Zahnarztpraxis Schaan (4.1 km) match the category alone: nearer first.
-    expect(page.leads.slice(1).map((l) => l.placeId)).toEqual(["osm:node:2", "osm:node:3"]);
+    // Dentists Vaduz (0.3 km), Dr. Meier (1.1 km), Zahnarztpraxis Schaan (4.1 km): all dentists, nearest first.
+    expect(page.leads.map((l) => l.placeId)).toEqual(["osm:node:1", "osm:node:2", "osm:node:3"]);
   });
 
-  it("matches 'cafés' to the category cafe and 'restaurants' to restaurant and description", async () => {
+  it("matches 'cafés' to the category cafe and 'restaurants' to restaurant, not to a hotel's description", async () => {
     const { local } = provider();
     const cafes = await local.search({ center: VADUZ, radiusKm: 5, keywords: "cafés", cursor: null, signal });
     expect(cafes.leads.map((l) => l.name)).toEqual(["Café Wolf"]);
     const restaurants = await local.search({ center: VADUZ, radiusKm: 5, keywords: "restaurants", cursor: null, signal });
-    expect(restaurants.leads.map((l) => l.placeId)).toEqual(["osm:way:5", "osm:node:7"]);
+    expect(restaurants.leads.map((l) => l.placeId)).toEqual(["osm:way:5"]);
     const italian = await local.search({ center: VADUZ, radiusKm: 5, keywords: "italian restaurant", cursor: null, signal });
     expect(italian.leads.map((l) => l.placeId)).toEqual(["osm:way:5"]);
   });
@@ -125,13 +139,13 @@ describe("local place provider", () => {
     }));
     const { instance, local } = provider(places);
     const db = instance.services.deps.db;
-    const everyPlace = db.prepare("SELECT id, lat, lng, name, category_text, cuisine, brand, description FROM places").all() as {
-      id: number; lat: number; lng: number; name: string; category_text: string; cuisine: string | null; brand: string | null; description: string | null;
-    }[];
+    const everyPlace = db.prepare("SELECT id, lat, lng, name, category_text, category_tags, cuisine, brand, description FROM places").all() as Array<
+      SearchableText & { id: number; lat: number; lng: number }
+    >;
     const reads = new Set<string>();
     // Small circles read cell by cell, large ones (15 km and more) by (word, cell range).
-    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["restaurant", 40], ["italian restaurant", 100], ["r", 100]] as const) {
-      const score = relevanceScorer(keywordTerms(keywords));
+    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["restaurant", 40], ["italian restaurant", 100], ["r", 100], ["bar wolf", 20], ["with", 12]] as const) {
+      const score = textMatcher(local.slotsOf(keywords));
       const reference = everyPlace
         .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, p) }))
         .filter((r): r is { id: number; score: number; distanceKm: number } => r.score !== undefined && r.distanceKm <= radiusKm)
@@ -143,8 +157,10 @@ describe("local place provider", () => {
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(cold);
       // Which read these searches took, so that both are known to be compared above.
       const cells = cellsOfCircle(VADUZ, radiusKm, 1e6)!;
-      for (const term of keywordTerms(keywords)) {
-        for (const prefix of term.prefixes) reads.add(termReadOf(cells.length, cellRanges(cells).length, new PlacePostingsRepo(db).termsWithPrefix(prefix).length));
+      const postings = new PlacePostingsRepo(db);
+      for (const slot of local.slotsOf(keywords)) {
+        const ranges = [...slot.prefixes.map((p) => prefixRange(p.prefix)), ...slot.tagTerms.map((t) => exactRange(TAG_TERM_PREFIX + t))];
+        for (const range of ranges) reads.add(termReadOf(cells.length, cellRanges(cells).length, postings.termsIn(range).length));
       }
     }
     expect([...reads].sort()).toEqual(["cells", "ranges"]);
@@ -183,11 +199,11 @@ describe("local place provider", () => {
     expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(3);
     insertPlaces(db, [{ placeId: "r:new", name: "Bistro Neu", ...elsewhere, categories: ["restaurant"] }]);
     expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(4);
-    db.prepare("UPDATE places SET name = 'Trattoria Neu' WHERE place_id = 'r:new'").run();
+    db.prepare("UPDATE places SET name = 'Alpenblick Neu' WHERE place_id = 'r:new'").run();
     expect(local.rankedMatches(elsewhere, 2, "bistro")).toHaveLength(3);
-    expect(local.rankedMatches(elsewhere, 2, "trattoria")).toHaveLength(1);
+    expect(local.rankedMatches(elsewhere, 2, "alpenblick")).toHaveLength(1);
     db.prepare("DELETE FROM places WHERE place_id = 'r:new'").run();
-    expect(local.rankedMatches(elsewhere, 2, "trattoria")).toEqual([]);
+    expect(local.rankedMatches(elsewhere, 2, "alpenblick")).toEqual([]);
   });
 
   it("keeps places just inside the circle's edge in every direction and drops those just outside", async () => {
@@ -216,7 +232,7 @@ describe("local place provider", () => {
       { placeId: "east", name: "Fiji Dive Shop", lat: -17.0, lng: 179.99, categories: ["dive centre"] },
       { placeId: "west", name: "Taveuni Dive", lat: -17.0, lng: -179.99, categories: ["dive centre"] },
     ]);
-    const page = await local.search({ center: { lat: -17.0, lng: 180 }, radiusKm: 5, keywords: "dive", cursor: null, signal });
+    const page = await local.search({ center: { lat: -17.0, lng: 180 }, radiusKm: 5, keywords: "dive centre", cursor: null, signal });
     expect(page.leads.map((l) => l.placeId).sort()).toEqual(["east", "west"]);
   });
 
@@ -234,17 +250,17 @@ describe("local place provider", () => {
     expect(page.leads.map((l) => l.placeId)).toEqual(["near", "far"]);
   });
 
-  it("ranks a place whose description is too long for the index's counts from its text", async () => {
-    const long = Array.from({ length: 1100 }, (_, i) => (i % 100 === 0 ? "bakery" : `word${i}`)).join(" ");
+  it("indexes every word of a long description: a plain word finds it there, after a name match", async () => {
+    const long = Array.from({ length: 1100 }, (_, i) => (i % 100 === 0 ? "sourdough" : `word${i}`)).join(" ");
     const { local } = provider([
-      { placeId: "long", name: "Brot", ...VADUZ, categories: ["shop"], description: long },
-      { placeId: "plain", name: "Beck Bakery", ...offsetKm(VADUZ.lat, VADUZ.lng, 1, 0), categories: ["bakery"] },
+      { placeId: "long", name: "Brot", ...VADUZ, categories: ["bakery"], description: long },
+      { placeId: "named", name: "Sourdough Beck", ...offsetKm(VADUZ.lat, VADUZ.lng, 1, 0), categories: ["bakery"] },
     ]);
-    const ranked = local.rankedMatches(VADUZ, 5, "bakery");
-    expect(ranked).toHaveLength(2);
-    expect(ranked[1]!.score).toBeGreaterThan(0);
-    const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "bakery", cursor: null, signal });
-    expect(page.leads.map((l) => l.placeId)).toEqual(["plain", "long"]);
+    const page = await local.search({ center: VADUZ, radiusKm: 5, keywords: "sourdough", cursor: null, signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["named", "long"]);
+    // A category word never matches a description.
+    const bakeries = await local.search({ center: VADUZ, radiusKm: 5, keywords: "bakery", cursor: null, signal });
+    expect(bakeries.leads.map((l) => l.placeId)).toEqual(["long", "named"]);
   });
 
   it("resolves its own place IDs and knows no others", async () => {

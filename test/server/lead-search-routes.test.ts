@@ -95,7 +95,7 @@ describe("POST /api/v1/map-leads/search", () => {
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: "invalid_request", error: expect.stringContaining("pageToken") });
     }
-    for (const changed of [{ keywords: "pizza" }, { location: "Schaan" }, { radiusKm: 6 }, { lat: 47.1, lng: 9.5 }, { locationPlaceId: "osm:node:1" }]) {
+    for (const changed of [{ keywords: "pizza" }, { location: "Schaan" }, { radiusKm: 6 }, { lat: 47.1, lng: 9.5 }, { locationPlaceId: "osm:node:1" }, { sort: "name" }]) {
       const res = await search({ location: "Vaduz", keywords: "pizzeria", ...changed, pageToken: token });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: "invalid_request", error: expect.stringMatching(/pageToken: was issued for other search parameters/) });
@@ -127,6 +127,47 @@ describe("POST /api/v1/map-leads/search", () => {
     const moved = await search({ location: "Vaduz", keywords: "pizzeria", lat: point.lat + 0.01, lng: point.lng, pageToken: byPoint.nextPageToken });
     expect(moved.status).toBe(400);
     expect((await moved.json()).error).toMatch(/pageToken: was issued for other search parameters.*center it returned/);
+  });
+
+  it("addition: sort orders every page (bound into the page token; relevance by default, the same as no sort)", async () => {
+    const { search } = await setup({}, pizzerias);
+    const all = async (sort?: string) => {
+      const placeIds: string[] = [];
+      let pageToken: string | null = null;
+      do {
+        const res = await search({ location: "Vaduz", keywords: "pizzeria", ...(sort ? { sort } : {}), pageToken });
+        expect(res.status).toBe(200);
+        const body = SearchResult.parse(await res.json());
+        placeIds.push(...body.leads.map((l) => l.placeId));
+        pageToken = body.nextPageToken;
+      } while (pageToken);
+      return placeIds;
+    };
+    const byName = await all("name");
+    const nameOf = new Map(pizzerias.map((p) => [p.placeId, p.name]));
+    expect(byName.map((id) => nameOf.get(id))).toEqual([...pizzerias.map((p) => p.name)].sort());
+    expect(await all("relevance")).toEqual(await all());
+    // A default-order token continues a search that names the default.
+    const first = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria" })).json());
+    expect((await search({ location: "Vaduz", keywords: "pizzeria", sort: "relevance", pageToken: first.nextPageToken })).status).toBe(200);
+    const bad = await search({ location: "Vaduz", keywords: "pizzeria", sort: "rating" });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "invalid_request", error: expect.stringContaining("sort") });
+  });
+
+  it("addition: the result says what the location resolved to, on every page, and which keywords a typo was read as", async () => {
+    const { search } = await setup({}, pizzerias);
+    const first = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzerai" })).json());
+    expect(first.resolvedLocation).toEqual({ name: "Vaduz", kind: "city", ...VADUZ });
+    expect(first.didYouMean).toBe("pizzeria");
+    expect(first.leads).toHaveLength(20);
+    const second = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzerai", pageToken: first.nextPageToken })).json());
+    expect(second.resolvedLocation).toEqual(first.resolvedLocation);
+    expect(second.didYouMean).toBe("pizzeria");
+    const typed = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria" })).json());
+    expect(typed.didYouMean).toBeNull();
+    const atPoint = SearchResult.parse(await (await search({ location: "anywhere", lat: 47.1, lng: 9.5, keywords: "pizzeria" })).json());
+    expect(atPoint.resolvedLocation).toEqual({ name: "47.1, 9.5", kind: "coordinates", lat: 47.1, lng: 9.5 });
   });
 
   it("page tokens expire after 24 hours", async () => {
@@ -217,7 +258,7 @@ describe("POST /api/v1/map-leads/search", () => {
     expect(lines.at(-1)!.type).toBe("complete");
     const final = SearchResult.parse(lines.at(-1)!.data);
     expect(final.quota).toMatchObject({ used: 1 });
-    expect(final.leads.map((l) => l.placeId)).toEqual(["osm:way:5", "osm:node:7"]);
+    expect(final.leads.map((l) => l.placeId)).toEqual(["osm:way:5"]);
   });
 
   it("streams enrichment progress as more progress lines and returns the enricher's retry token", async () => {

@@ -10,6 +10,7 @@ import { createTestInstance } from "../helpers/instance.js";
 const servers: RunningServer[] = [];
 
 afterEach(async () => {
+  entered.length = 0;
   for (const server of servers.splice(0)) {
     const closed = server.stopAccepting();
     server.closeAllConnections();
@@ -21,6 +22,15 @@ afterEach(async () => {
 const testRoute = (spec: Omit<RouteSpec, "id" | "operationId" | "summary" | "tag" | "auth" | "addition" | "endpoint">): RouteSpec =>
   ({ ...spec, id: spec.path, operationId: spec.path.slice(1), summary: "test", tag: "test", auth: "none", addition: true }) as RouteSpec;
 
+/**
+ * Handlers entered so far, by path: a test waits for its requests to be in flight (rather than for a
+ * fixed time, which a loaded machine overruns) before it starts draining.
+ */
+const entered: string[] = [];
+async function inFlight(...paths: string[]): Promise<void> {
+  while (!paths.every((path) => entered.includes(path))) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** A route that answers when the drain's cut-off aborts, or after `?ms=`: an in-flight request. */
 const slow = testRoute({
   method: "GET",
@@ -28,6 +38,7 @@ const slow = testRoute({
   response: z.object({ cut: z.boolean() }),
   handler: ({ cutoff, query }: AnyRouteContext) =>
     new Promise((resolve) => {
+      entered.push("/slow");
       const timer = setTimeout(() => resolve({ cut: false }), Number((query as { ms?: string } | undefined)?.ms ?? 60_000));
       cutoff.addEventListener("abort", () => {
         clearTimeout(timer);
@@ -38,7 +49,7 @@ const slow = testRoute({
 });
 
 /** Never answers: only the deadline ends it. */
-const stuck = testRoute({ method: "GET", path: "/stuck", response: z.object({}), handler: () => new Promise(() => {}) });
+const stuck = testRoute({ method: "GET", path: "/stuck", response: z.object({}), handler: () => new Promise(() => void entered.push("/stuck")) });
 
 async function serve(routes = [slow, stuck]) {
   const t = createTestInstance();
@@ -79,11 +90,11 @@ describe("serve's socket (node:http)", () => {
     const { app, server } = await serve();
     const agent = new Agent({ keepAlive: true });
     await get(`${server.url}/healthz`, agent); // an idle keep-alive connection
-    const inFlight = get(`${server.url}/slow?ms=300`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = get(`${server.url}/slow?ms=1000`);
+    await inFlight("/slow");
     const outcome = await drain(app, server, { timeoutMs: 5000, log: () => {} });
     expect(outcome).toEqual({ finished: true, dropped: 0 });
-    const answered = await inFlight;
+    const answered = await answer;
     expect(answered).toMatchObject({ status: 200, connection: "close" });
     expect(JSON.parse(answered.body)).toEqual({ cut: false });
     await expect(get(`${server.url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
@@ -94,7 +105,7 @@ describe("serve's socket (node:http)", () => {
     const { app, server, logs } = await serve();
     const cut = get(`${server.url}/slow`);
     const hung = get(`${server.url}/stuck`).catch((err: Error) => err.message);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inFlight("/slow", "/stuck");
     const outcome = await drain(app, server, { timeoutMs: 400, log: (l) => logs.push(l) });
     expect(outcome).toEqual({ finished: false, dropped: 1 });
     expect(JSON.parse((await cut).body)).toEqual({ cut: true });

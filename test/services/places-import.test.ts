@@ -1,3 +1,4 @@
+import { foldForSearch } from "../../src/core/text.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -104,16 +105,22 @@ describe("importing into the places index", () => {
     expect(near(munichImport.withWebsite, 996, 0.05)).toBe(true);
     expect(near(munichImport.withPhone, 906, 0.05)).toBe(true);
     const db = instance.services.deps.db;
-    const locality = (kind: string, key: string) => db.prepare("SELECT * FROM localities WHERE kind = ? AND key = ?").get(kind, key) as Record<string, unknown>;
-    expect(locality("city", "vaduz")).toMatchObject({ name: "Vaduz", country: "LI" });
-    expect(locality("city", "vaduz").lat).toBeCloseTo(47.14, 1);
-    expect(locality("city", "schaan")).toMatchObject({ name: "Schaan", country: "LI" });
+    const locality = (kind: string, name: string) =>
+      db.prepare("SELECT * FROM localities WHERE kind = ? AND key = ? ORDER BY place_count DESC").get(kind, foldForSearch(name)) as Record<string, unknown>;
+    expect(locality("city", "Vaduz")).toMatchObject({ name: "Vaduz", country: "LI" });
+    expect(locality("city", "Vaduz").lat).toBeCloseTo(47.14, 1);
+    expect(locality("city", "Schaan")).toMatchObject({ name: "Schaan", country: "LI" });
     expect(locality("postcode", "9490")).toMatchObject({ name: "9490", city: "Vaduz", country: "LI" });
-    const munich = locality("city", "munchen");
+    const munich = locality("city", "München");
     expect(munich).toMatchObject({ name: "München" });
     expect(munich.lat).toBeCloseTo(48.137, 1);
     expect(munich.lng).toBeCloseTo(11.575, 1);
     expect(Number(munich.place_count)).toBeGreaterThan(500);
+    // What the data holds besides addresses: OSM's named places, squares among them.
+    expect(locality("square", "Marienplatz")).toMatchObject({ name: "Marienplatz", country: "DE", place_count: 0 });
+    const geocoder = instance.services.geocoder;
+    expect(geocoder.resolveText("Schaan")).toMatchObject({ kind: "city", name: "Schaan" });
+    expect(geocoder.resolveText("Muenchen")).toMatchObject({ kind: "city", name: "München" });
   });
 
   test("--bbox on the Overture sample keeps one area", async () => {
@@ -172,6 +179,30 @@ describe("your own CSV and NDJSON lists", () => {
     // Invalid optional values are dropped, the address falls back to the city.
     expect(rows[1]).toMatchObject({ name: "Schaan Dentist", address: "Schaan", website: null, phone: null, email: null, rating: null });
     expect(instance.services.placesImport.stats().sources[0]).toMatchObject({ kind: "csv", licence: "supplied by the user" });
+  });
+
+  test("a list's rows get category tags from their labels in any language, or from their brand; the search finds them by category", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "mixed.ndjson");
+    const rows = [
+      { placeId: "z", name: "Praxis Huber", lat: 47.141, lng: 9.521, categories: ["Zahnarzt"] },
+      { placeId: "k", name: "Kahvila Aalto", lat: 47.142, lng: 9.522, categories: ["kahvila"] },
+      { placeId: "s", name: "Starbucks", lat: 47.143, lng: 9.523 },
+      { placeId: "n", name: "Müller Consulting GmbH", lat: 47.144, lng: 9.524 },
+    ];
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await instance.services.placesImport.importFile(file);
+    const db = instance.services.deps.db;
+    expect(db.prepare("SELECT place_id, category_tags FROM places ORDER BY place_id").all()).toEqual([
+      { place_id: "csv:mixed:k", category_tags: "amenity=cafe" },
+      { place_id: "csv:mixed:n", category_tags: "" },
+      { place_id: "csv:mixed:s", category_tags: "amenity=cafe cuisine=coffee_shop" },
+      { place_id: "csv:mixed:z", category_tags: "amenity=dentist" },
+    ]);
+    const search = async (keywords: string) =>
+      (await instance.services.placeProvider.search({ center: { lat: 47.142, lng: 9.522 }, radiusKm: 2, keywords, cursor: null, signal: new AbortController().signal })).leads.map((l) => l.name);
+    expect(await search("dentist")).toEqual(["Praxis Huber"]);
+    expect(await search("café")).toEqual(["Kahvila Aalto", "Starbucks"]);
   });
 
   test("re-importing an edited list updates changed rows in place and removes rows that are gone", async () => {

@@ -5,10 +5,11 @@ import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
 import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
-import { decodePostings, encodePostings, PlacePostingsRepo } from "../../src/store/place-postings.js";
+import { decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
+import { testVocabulary } from "../helpers/places.js";
 
 describe("packed postings (encoding)", () => {
   test("round-trips every float64 exactly, also from a BLOB that is not 8-byte aligned", () => {
@@ -81,7 +82,7 @@ describe("packed postings (kept in step with the term index)", () => {
     const near = (i: number) => ({ lat: 47.14 + (i % 7) * 0.004, lng: 9.52 + Math.floor(i / 7) * 0.006 });
     repo.upsertBatch(s.id, Array.from({ length: 40 }, (_, i) => place(`r${i}`, { name: i % 3 ? `Ristorante ${i}` : `Pizzeria ${i}`, categoryText: "restaurant", ...near(i) })), "t1");
     new PlacePostingsRepo(db).refresh();
-    const provider = new LocalPlaceProvider(db);
+    const provider = new LocalPlaceProvider(db, { vocabulary: testVocabulary });
     const before = provider.rankedMatches(center, 5, "restaurant");
     expect(before).toHaveLength(40);
 
@@ -94,7 +95,7 @@ describe("packed postings (kept in step with the term index)", () => {
     // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
     const cells = cellsOfCircle(center, 40, 1e6)!;
     const fresh = cells.filter((c) => !packedIndex(db).stale.includes(c));
-    expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsWithPrefix("restaurant").length)).toBe("ranges");
+    expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
     expect(provider.rankedMatches(center, 40, "restaurant").map((r) => r.id)).toEqual(stale.map((r) => r.id));
 
     new PlacePostingsRepo(db).refresh();

@@ -3,11 +3,15 @@ import { SEARCH_FIELDS } from "../../src/core/search-tokens.js";
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placeTerms } from "../../src/store/migrations/011-place-terms.js";
+import { categoryTags } from "../../src/store/migrations/015-category-tags.js";
+import { LocalPlaceProvider } from "../../src/providers/places/local.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { testVocabulary } from "../helpers/places.js";
 import { cellOf } from "../../src/core/geo-grid.js";
-import { termRowsOf, UNPACKED, unpackField } from "../../src/store/place-terms.js";
+import { CATEGORIZED, TAG_TERM_PREFIX, termRowsOf } from "../../src/store/place-terms.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
-import { termIndex } from "../helpers/place-terms.js";
+import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { join } from "node:path";
 
 const place = placeWrite;
@@ -20,18 +24,19 @@ function setup() {
 }
 
 describe("place term index (rows)", () => {
-  test("one row per distinct folded word, with its count per field and every field's length", () => {
-    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"]);
-    expect(rows.map((r) => r.term).sort()).toEqual(["cafe", "kaffee", "kuchen", "muller", "und"]);
+  test("one row per distinct folded word with the fields that hold it, and one per category tag", () => {
+    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"], "amenity=cafe cuisine=cake");
+    expect(rows.map((r) => r.term).sort()).toEqual([`${TAG_TERM_PREFIX}amenity=cafe`, `${TAG_TERM_PREFIX}cuisine=cake`, "cafe", "kaffee", "kuchen", "muller", "und"]);
+    // With tags, the labels' words are left out: the tags say the same in every language.
     const cafe = rows.find((r) => r.term === "cafe")!;
-    expect(SEARCH_FIELDS.map((_, f) => unpackField(cafe.tf, f))).toEqual([2, 1, 0, 0, 0]);
-    expect(SEARCH_FIELDS.map((_, f) => unpackField(cafe.words, f))).toEqual([3, 1, 0, 0, 3]);
-    expect(rows.every((r) => r.cell === cellOf(47.14, 9.52))).toBe(true);
-  });
-
-  test("a field of 1,024 words or more is marked unpacked instead of being cut", () => {
-    const rows = termRowsOf(0, 0, ["Shop", "", null, null, Array.from({ length: 1100 }, (_, i) => `w${i}`).join(" ")]);
-    expect(rows.find((r) => r.term === "shop")).toMatchObject({ tf: UNPACKED, words: UNPACKED });
+    expect(SEARCH_FIELDS.filter((_, f) => cafe.fields & (1 << f))).toEqual(["name"]);
+    const untagged = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", null], "").find((r) => r.term === "cafe")!;
+    expect(SEARCH_FIELDS.filter((_, f) => untagged.fields & (1 << f))).toEqual(["name", "category_text"]);
+    expect(rows.find((r) => r.term === "#amenity=cafe")).toMatchObject({ fields: 0 });
+    expect(rows.every((r) => r.flags === CATEGORIZED && r.cell === cellOf(47.14, 9.52))).toBe(true);
+    // Transliterations fold like the letters they stand for.
+    expect(termRowsOf(0, 0, ["Bäckerei Muenchen", null, null, null, null], "").map((r) => [r.term, r.flags])).toEqual([["backerei", 0], ["munchen", 0]]);
+    expect(termRowsOf(0, 0, ["Baeckerei München", null, null, null, null], "").map((r) => r.term)).toEqual(["backerei", "munchen"]);
   });
 });
 
@@ -41,6 +46,8 @@ describe("place term index (kept in sync by the write path)", () => {
     const s = source("a.csv");
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" }), place("p2", { name: "Café Wolf", categoryText: "cafe" })], "t1");
     expect(terms("p1").map((t) => t.term)).toEqual(["dentist", "dentists", "vaduz"]);
+    repo.upsertBatch(s.id, [place("p3", { name: "Zahnarzt Frick", categoryTags: "amenity=dentist healthcare=dentist" })], "t1");
+    expect(terms("p3").map((t) => t.term)).toEqual(["#amenity=dentist", "#healthcare=dentist", "frick", "zahnarzt"]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
 
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" })], "t2");
@@ -52,10 +59,10 @@ describe("place term index (kept in sync by the write path)", () => {
     ]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
 
-    // A re-import that saw only p1 removes p2, and its terms with it.
+    // A re-import that saw only p1 removes p2 and p3, and their terms with them.
     repo.beginSource({ kind: "csv", name: "a.csv", dataDate: null, licence: "x", attribution: "x", now: "t3" });
     repo.upsertBatch(s.id, [place("p1", { name: "Dentists Vaduz", categoryText: "dentist" })], "t3");
-    expect(repo.completeSource(s.id, { dataDate: null, licence: "x", attribution: "x", now: "t3" }).removed).toBe(1);
+    expect(repo.completeSource(s.id, { dataDate: null, licence: "x", attribution: "x", now: "t3" }).removed).toBe(2);
     expect(terms("p2")).toEqual([]);
     expect(termIndex(db).actual).toEqual(termIndex(db).expected);
     expect(db.prepare("SELECT count(*) AS n FROM place_terms WHERE term = 'wolf'").get()).toEqual({ n: 0 });
@@ -80,5 +87,36 @@ describe("place term index (kept in sync by the write path)", () => {
     } finally {
       after.close();
     }
+  });
+});
+
+describe("category tags for places written before them (the category-tags migration and the startup backfill)", () => {
+  test("the migration rebuilds the index; the places service gives old places tags from their labels, then 'Zahnarzt' finds them", async () => {
+    const dataDir = tempDir();
+    const before = openDatabase(join(dataDir, "outreach.db"), MIGRATIONS.slice(0, MIGRATIONS.indexOf(categoryTags)));
+    const sourceId = before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('osm', 'old.osm.pbf', 'x', 'x', 't') RETURNING id").get() as { id: number };
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, categories, category_text, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("osm:node:1", sourceId.id, "Dr. Frick", 47.141, 9.521, '["dentist"]', "dentist");
+    insert.run("osm:node:2", sourceId.id, "Beck", 47.142, 9.522, '["bakery"]', "bakery");
+    insert.run("osm:node:3", sourceId.id, "Lidl", 47.143, 9.523, "[]", "");
+    before.close();
+
+    const instance = createTestInstance({ dataDir });
+    const db = instance.services.deps.db;
+    const tags = db.prepare("SELECT place_id, category_tags FROM places ORDER BY place_id").all();
+    // Labels through the vocabulary; a brand without labels through the name-suggestion-index.
+    expect(tags).toEqual([
+      { place_id: "osm:node:1", category_tags: "amenity=dentist" },
+      { place_id: "osm:node:2", category_tags: "shop=bakery" },
+      { place_id: "osm:node:3", category_tags: "shop=supermarket" },
+    ]);
+    expect(db.prepare("SELECT count(*) AS n FROM place_category_backfill").get()).toEqual({ n: 0 });
+    expect(termIndex(db).actual).toEqual(termIndex(db).expected);
+    expect(packedIndex(db).stale).toEqual([]);
+    const provider = new LocalPlaceProvider(db, { vocabulary: testVocabulary });
+    const page = await provider.search({ center: { lat: 47.141, lng: 9.521 }, radiusKm: 2, keywords: "Zahnarzt", cursor: null, signal: new AbortController().signal });
+    expect(page.leads.map((l) => l.placeId)).toEqual(["osm:node:1"]);
+    // Once done, startup does nothing more.
+    expect(instance.services.placesImport.backfillCategoryTags()).toBe(0);
   });
 });

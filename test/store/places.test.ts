@@ -7,24 +7,6 @@ const place = placeWrite;
 const setup = placesRepoSetup;
 
 describe("places repository (write side)", () => {
-  test("localities: most common spelling, centroid, and places without a country join the named group", () => {
-    const { db, repo, source } = setup();
-    const s = source("a.csv");
-    repo.upsertBatch(s.id, [
-      place("1", { city: "München", country: "DE", postcode: "80331", lat: 48.0, lng: 11.0 }),
-      place("2", { city: "München", country: null, postcode: "80331", lat: 48.2, lng: 11.2 }),
-      place("3", { city: "Munchen", country: "DE", lat: 48.1, lng: 11.1 }),
-      place("4", { city: "Nowhere", country: null, lat: 1, lng: 1 }),
-    ], "t");
-    repo.rebuildLocalities();
-    const rows = db.prepare("SELECT kind, key, name, city, country, lat, lng, place_count FROM localities ORDER BY kind, key").all();
-    expect(rows).toEqual([
-      { kind: "city", key: "munchen", name: "München", city: null, country: "DE", lat: expect.closeTo(48.1, 9), lng: expect.closeTo(11.1, 9), place_count: 3 },
-      { kind: "city", key: "nowhere", name: "Nowhere", city: null, country: "", lat: 1, lng: 1, place_count: 1 },
-      { kind: "postcode", key: "80331", name: "80331", city: "München", country: "DE", lat: expect.closeTo(48.1, 9), lng: expect.closeTo(11.1, 9), place_count: 2 },
-    ]);
-  });
-
   test("a place ID imported by a second source moves to it (no duplicate), and dropping a source keeps the R*Tree and the term index in step", () => {
     const { db, repo, source } = setup();
     const a = source("a.csv");

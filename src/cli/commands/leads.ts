@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import { DEFAULT_RADIUS_KM, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
+import { DEFAULT_RADIUS_KM, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
-import { intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
+import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
 import { withDataSink, type DataSink } from "../data-sink.js";
 import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
@@ -30,6 +30,7 @@ interface SearchOptions {
   out?: string;
   complete?: boolean;
   refresh?: boolean;
+  sort?: string;
 }
 
 /** The request body from the flags; bounds are the server's to check (its 400 names the field). */
@@ -39,6 +40,7 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
   if ((lat === undefined) !== (lng === undefined)) throw new UsageError("--lat and --lng go together: give both or neither");
   const location = options.location ?? (lat !== undefined ? `${lat},${lng}` : undefined);
   if (!location) throw new UsageError("missing --location (or --lat and --lng)");
+  const sort = choiceFlag("--sort", options.sort?.trim().toLowerCase(), SearchSort.options);
   return {
     location,
     keywords: options.keywords,
@@ -47,6 +49,7 @@ export function searchInputFromFlags(options: SearchOptions): SearchInput {
     lng: lng ?? null,
     locationPlaceId: options.placeId ?? null,
     pageToken: options.pageToken ?? null,
+    ...(sort ? { sort } : {}),
     // Only sent when asked: a server that predates the flag rejects unknown fields.
     ...(options.refresh ? { refresh: true } : {}),
   };
@@ -65,6 +68,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
     .option("--lng <deg>", "centre longitude (with --lat)")
     .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
+    .option("--sort <order>", "order of the leads across pages: relevance (default: category matches first, then by distance), distance or name")
     .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
     .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
     .option("--all", "fetch every page")
@@ -137,9 +141,17 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       for (const warning of warnings) ctx.warn(warning);
       if (!outcome) return;
       const { last, leads: found, pagesRead } = outcome;
-      if (!options.json && !options.ndjson) ctx.info(locationLine(input, last.center));
+      if (last.didYouMean) {
+        ctx.info(
+          found.length === 0
+            ? `no leads for ${JSON.stringify(input.keywords)}; did you mean ${JSON.stringify(last.didYouMean)}?`
+            : `nothing matched ${JSON.stringify(input.keywords)} as typed; did you mean ${JSON.stringify(last.didYouMean)}? (showing its leads)`,
+        );
+      }
       for (const line of enrichmentFailureSummary(found)) ctx.info(line);
       if (!options.json && !options.ndjson) {
+        // What the location was understood as (--json and --ndjson carry it as resolvedLocation and center).
+        ctx.info(locationLine(input, last));
         ctx.info(`${found.length} lead${found.length === 1 ? "" : "s"}${last.nextPageToken ? ` (${morePagesHint(pagesRead)})` : ""}`);
         if (last.quota) ctx.info(quotaLine(last.quota));
         if (options.out) ctx.info(`written to ${options.out}`);
@@ -162,10 +174,14 @@ function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {
   return `quota: ${quota.remaining} of ${quota.limit} searches left today (${quota.plan} plan, resets ${quota.resetAt})`;
 }
 
-/** Where the search looked, so an empty or odd result explains itself (the API's `center`). */
-function locationLine(input: SearchInput, center: SearchResult["center"]): string {
+/** Where the search looked, so an empty or odd result explains itself. */
+function locationLine(input: SearchInput, result: SearchResult): string {
   const radius = input.radiusKm ?? DEFAULT_RADIUS_KM;
-  return `searched within ${radius} km of ${input.location} (${center.lat.toFixed(4)}, ${center.lng.toFixed(4)})`;
+  const place = result.resolvedLocation;
+  const where = place
+    ? `${place.name} (${place.kind}, ${place.lat.toFixed(5)}, ${place.lng.toFixed(5)})`
+    : `${input.location} (${result.center.lat.toFixed(5)}, ${result.center.lng.toFixed(5)})`;
+  return `around ${where}, within ${radius} km`;
 }
 
 /**

@@ -9,7 +9,7 @@ export const leadOperations = defineOperations({
     operationId: "searchLeads",
     summary: "Search local businesses around a place (JSON or NDJSON stream)",
     description:
-      "Strict circle (haversine), keywords matched against names and categories, ranked by relevance then distance, pages of at most 20. " +
+      "Strict circle (haversine), keywords matched against names and categories in any language, ranked by relevance then distance (or by `sort`), pages of at most 20. " +
       "New searches take one unit of the daily quota; following pages (pageToken) are free. " +
       "With `Accept: application/x-ndjson` the answer is a stream of progress lines and one complete or error line.",
     tag: "leads",

@@ -4,6 +4,10 @@ import { Quota } from "./quota.js";
 /** The radius of a search that gives none. */
 export const DEFAULT_RADIUS_KM = 5;
 
+/** Addition: the orders `sort` (and the CLI's `--sort`) accept; relevance is the default. */
+export const SearchSort = z.enum(["relevance", "distance", "name"]);
+export type SearchSort = z.infer<typeof SearchSort>;
+
 /** The body of the lead search (endpoint 1). Every bound is enforced (400 names the field). */
 export const SearchInput = z
   .strictObject({
@@ -14,6 +18,12 @@ export const SearchInput = z
     locationPlaceId: z.string().min(1).max(512).nullable().optional(),
     lat: z.number().min(-90).max(90).nullable().optional(),
     lng: z.number().min(-180).max(180).nullable().optional(),
+    sort: SearchSort.nullable()
+      .optional()
+      .meta({
+        description:
+          "Addition (docs/api.md): the order of the leads across all pages. relevance (default): category matches first, then name matches, then weaker ones, each by distance; distance: nearest first; name: by name.",
+      }),
     /** Addition: crawl the leads' websites again instead of answering from the enrichment cache. */
     refresh: z.boolean().optional(),
   })
@@ -77,6 +87,19 @@ export type Lead = z.infer<typeof Lead>;
 
 export const Center = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) });
 
+/** Addition: what the search understood the location as. */
+export const ResolvedLocation = z
+  .object({
+    name: z.string().max(300).meta({ description: "The place the location resolved to, as the data names it (\"Marienplatz, München\", \"EC4M 9BR\", \"Portland, OR, US\")." }),
+    kind: z
+      .enum(["coordinates", "place-id", "postcode", "street", "square", "district", "locality", "city"])
+      .meta({ description: "What kind of place it is: coordinates as sent, a place ID, a postcode, a street, a square, a district (suburb, quarter, neighbourhood), another named place, or a city." }),
+    lat: z.number().min(-90).max(90),
+    lng: z.number().min(-180).max(180),
+  })
+  .meta({ id: "ResolvedLocation" });
+export type ResolvedLocation = z.infer<typeof ResolvedLocation>;
+
 /** The answer of the lead search: one page. */
 export const SearchResult = z
   .object({
@@ -85,6 +108,17 @@ export const SearchResult = z
     nextPageToken: z.string().nullable(),
     quota: Quota.optional(),
     enrichmentRetryToken: z.string().nullable().optional(),
+    resolvedLocation: ResolvedLocation.nullable()
+      .optional()
+      .meta({ description: "Addition (docs/api.md): the place the location resolved to, its name and centre (the same point as center)." }),
+    didYouMean: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Addition (docs/api.md): set when the keywords as typed found nothing and a word one edit away was used instead (the leads are those of these keywords); null otherwise.",
+      }),
     /** Addition: what the user should know (a source that failed while another answered, an empty index). */
     warnings: z.array(z.string().max(1000)).max(20).optional(),
   })

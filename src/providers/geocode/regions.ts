@@ -1,4 +1,4 @@
-import { normaliseKey } from "../../core/text.js";
+import { foldForSearch } from "../../core/text.js";
 
 /** Languages whose country names a user plausibly types ("Deutschland", "Österreich", "Suisse"). */
 const NAME_LANGUAGES = ["en", "de", "fr", "es", "it", "pt", "nl"];
@@ -64,7 +64,7 @@ function countryTable(): Map<string, string> {
         }
         if (!name || name === code) continue;
         known = true;
-        const key = normaliseKey(name);
+        const key = foldForSearch(name);
         if (!table.has(key)) table.set(key, code);
       }
       if (known) table.set(code.toLowerCase(), code);
@@ -79,13 +79,23 @@ function countryTable(): Map<string, string> {
 export type Qualifier = { country: string; admin?: string };
 
 export function parseQualifier(text: string): Qualifier | undefined {
-  const key = normaliseKey(text);
+  return parseQualifiers(text)[0];
+}
+
+/**
+ * Every reading of a qualifier, the likelier first: a US state's name, a country (name or
+ * ISO code), a US state's postal code. Two-letter codes are often both ("ME" is Montenegro
+ * and Maine, "CA" Canada and California): the geocoder takes the first reading that
+ * names a place it knows ("Portland, ME").
+ */
+export function parseQualifiers(text: string): Qualifier[] {
+  const key = foldForSearch(text);
   const state = US_STATES[key];
-  if (state) return { country: "US", admin: state };
+  if (state) return [{ country: "US", admin: state }];
+  const readings: Qualifier[] = [];
   const country = countryTable().get(key);
-  if (country) return { country };
-  // "TX" alone: a US state code that is not also a country code.
+  if (country) readings.push({ country });
   const upper = text.trim().toUpperCase();
-  if (Object.values(US_STATES).includes(upper)) return { country: "US", admin: upper };
-  return undefined;
+  if (Object.values(US_STATES).includes(upper)) readings.push({ country: "US", admin: upper });
+  return readings;
 }

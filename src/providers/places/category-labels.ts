@@ -1,3 +1,5 @@
+import { GENERIC_VALUES } from "./place-tags.js";
+
 /**
  * Readable category labels for OSM tag values and Overture category ids, the words a
  * user types ("dentist", "hairdresser", "italian restaurant"). A value missing from the
@@ -6,7 +8,7 @@
  */
 
 /** OSM `key=value` → labels (first is the main one). */
-const OSM_LABELS: Record<string, string[]> = {
+export const OSM_LABELS: Readonly<Record<string, readonly string[]>> = {
   // amenity: food and drink
   "amenity=restaurant": ["restaurant"],
   "amenity=fast_food": ["fast food"],
@@ -262,8 +264,6 @@ export function humanise(id: string): string {
   return id.replace(/[_]+/g, " ").replace(/\s+/g, " ").trim().toLowerCase();
 }
 
-/** Values that say "yes, some kind of" and carry no category of their own. */
-const GENERIC_VALUES = new Set(["yes", "no", "other", "unknown", "fixme"]);
 
 /**
  * Labels for the business tags of one OSM element, main tag first. `cuisine` may hold

@@ -1,15 +1,17 @@
 import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
 import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { normaliseKey } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
 import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
-import { PlaceTermsRepo, type TermHit } from "../../store/place-terms.js";
-import { PlacePostingsRepo, POSTING_STRIDE, type PostingChunk } from "../../store/place-postings.js";
-import { keywordTerms, relevanceScorer, type KeywordTerm } from "./keywords.js";
+import { PlaceTermsRepo, TAG_TERM_PREFIX } from "../../store/place-terms.js";
+import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
+import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
+import { parseKeywords, type QuerySlot } from "./keywords.js";
+import { PAGE_SIZE, type LeadSort, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
+import { businessNameKey, sameBusiness } from "./same-business.js";
+import { textMatcher } from "./slot-match.js";
 import { TermMatches, type Ranked } from "./term-matches.js";
-import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 
 /**
  * Above this many grid cells (a circle reaching a pole, where a box spans every
@@ -28,16 +30,16 @@ const TERM_FIRST_MIN_CELLS = 400;
 const TERM_FIRST_FACTOR = 8;
 
 /**
- * How a keyword prefix's postings are read in a circle of `cells` fresh cells that make
- * `ranges` runs of consecutive cells, when the prefix has `words` words: cell by cell, or
+ * How a term range's postings are read in a circle of `cells` fresh cells that make
+ * `ranges` runs of consecutive cells, when the range has `words` words: cell by cell, or
  * per word and range.
  */
 export function termReadOf(cells: number, ranges: number, words: number): "cells" | "ranges" {
   return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
 }
 
-/** Two records of one business from two sources: same normalised name within this distance. */
-const DUPLICATE_KM = 0.1;
+/** Typo tolerance: words this long may be one edit off. */
+const TYPO_MIN_LENGTH = 5;
 
 /** How the local provider's cursor looks: the number of (deduplicated) leads already returned. */
 function parseCursor(cursor: string | null): number {
@@ -45,6 +47,11 @@ function parseCursor(cursor: string | null): number {
   const m = /^o:(\d{1,7})$/.exec(cursor);
   if (!m) throw new Error(`malformed local cursor ${JSON.stringify(cursor)}`);
   return Number(m[1]);
+}
+
+export interface LocalPlaceProviderOptions {
+  /** The category vocabulary (default: built in memory on first use). */
+  vocabulary?: () => CategoryVocabulary;
 }
 
 /**
@@ -58,28 +65,43 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly repo: PlaceSearchRepo;
   private readonly terms: PlaceTermsRepo;
   private readonly postings: PlacePostingsRepo;
-  private readonly inReadTransaction: (read: () => Ranked[]) => Ranked[];
+  private readonly vocabulary: () => CategoryVocabulary;
+  private readonly inReadTransaction: <T>(read: () => T) => T;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: LocalPlaceProviderOptions = {}) {
     this.repo = new PlaceSearchRepo(db);
     this.terms = new PlaceTermsRepo(db);
     this.postings = new PlacePostingsRepo(db);
+    this.vocabulary = options.vocabulary ?? (() => loadCategoryVocabulary());
     // One wrapper for every search (better-sqlite3 builds one per `transaction()` call).
-    const transaction = db.transaction((read: () => Ranked[]) => read());
-    this.inReadTransaction = (read) => transaction(read);
+    const transaction = db.transaction((read: () => unknown) => read());
+    this.inReadTransaction = <T>(read: () => T) => transaction(read) as T;
   }
 
   async search(request: PlaceSearchRequest): Promise<PlaceSearchPage> {
     request.signal.throwIfAborted();
     const offset = parseCursor(request.cursor);
-    const matches = this.matches(request.center, request.radiusKm, request.keywords);
+    const sort = request.sort ?? "relevance";
+    let slots = this.slotsOf(request.keywords);
+    let matches = this.matches(request.center, request.radiusKm, slots);
+    let didYouMean: string | null = null;
+    // Nothing as typed: one edit away, a word of the vocabulary or of the circle's places.
+    if (matches.length === 0) {
+      const corrected = this.corrected(request.center, request.radiusKm, slots);
+      if (corrected) {
+        didYouMean = corrected;
+        slots = this.slotsOf(corrected);
+        matches = this.matches(request.center, request.radiusKm, slots);
+      }
+    }
     request.signal.throwIfAborted();
+    const compare = this.comparator(sort, matches);
     // Only the head of the ranking is ordered (room for duplicates included); all of it
     // only when duplicates ate that room.
-    let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16), offset);
-    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(sortRanked(matches), offset);
+    let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16, compare), offset);
+    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(matches.sort(compare), offset);
     const hasMore = page.consumed < matches.length;
-    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null };
+    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean };
   }
 
   async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
@@ -87,87 +109,129 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     return row ? { center: { lat: row.lat, lng: row.lng }, name: row.name } : undefined;
   }
 
+  /** The keywords as query slots, against the category vocabulary. */
+  slotsOf(keywords: string): QuerySlot[] {
+    return parseKeywords(keywords, this.vocabulary());
+  }
+
   /**
-   * Every match inside the strict circle, best first: relevance (BM25-shaped, name and
-   * category weighted), then distance, then the row id so equal places always come in
-   * one order.
+   * Every match inside the strict circle in `sort` order: by default relevance (category
+   * match over name match over weaker ones), then distance, then the row id so equal
+   * places always come in one order.
    */
-  rankedMatches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
-    return sortRanked(this.matches(center, radiusKm, keywords));
+  rankedMatches(center: LatLng, radiusKm: number, keywords: string, sort: LeadSort = "relevance"): Ranked[] {
+    const matches = this.matches(center, radiusKm, this.slotsOf(keywords));
+    return matches.sort(this.comparator(sort, matches));
   }
 
   /** The matches inside the circle with their relevance and distance, in no order. */
-  private matches(center: LatLng, radiusKm: number, keywords: string): Ranked[] {
-    const terms = keywordTerms(keywords);
-    if (terms.length === 0) return [];
+  private matches(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+    if (slots.length === 0) return [];
     const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
-    if (!cells) return this.boxScan(center, radiusKm, terms);
-    return this.termIndexMatches(cells, center, radiusKm, terms);
+    if (!cells) return this.boxScan(center, radiusKm, slots);
+    return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots));
   }
 
   /**
-   * The term-index plan: for each term, the postings of the words it prefixes in each cell
-   * (packed, migration 013; a stale cell's `place_terms` rows instead); places outside
-   * the circle are dropped on their first posting, places missing a term after that
-   * term's scan. Scores come from the counts stored in the index through the scorer's own
-   * `fieldTermScore`, in the scorer's order, so no place text is read and the scores are
-   * the same bits. One read transaction: every cell is seen at one point in time, also
-   * while an import writes.
+   * The term-index plan: for each slot, the postings of its category tag terms and of the
+   * words its prefixes start, per cell (packed, migration 013; a stale cell's
+   * `place_terms` rows instead). The first slot admits the places inside the circle; a
+   * slot's hosts (tags that let a name match count) are read only when some place matched
+   * it by name. No place text is read. One read transaction: every cell is seen at one
+   * point in time, also while an import writes.
    */
-  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    return this.inReadTransaction(() => this.scoreTermIndex(cells, center, radiusKm, terms));
-  }
-
-  private scoreTermIndex(cells: readonly number[], center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    const cellsJson = JSON.stringify(cells);
-    const stale = this.postings.staleAmong(cellsJson);
-    const fresh = stale.size === 0 ? cells : cells.filter((c) => !stale.has(c));
-    const freshJson = stale.size === 0 ? cellsJson : JSON.stringify(fresh);
-    let freshRanges: Array<[number, number]> | undefined;
-    const staleCells = [...stale];
-    const matches = new TermMatches(center, radiusKm, terms.length);
-    for (let t = 0; t < terms.length; t++) {
-      const term = terms[t]!;
-      const exactWords = [term.word, ...term.prefixes];
-      for (const prefix of term.prefixes) {
-        // Large circles are mostly empty cells: per word, ranges of consecutive cells
-        // through the (term, cell) index beat one seek per cell, unless the prefix has so
-        // many words that the ranges outnumber the cells.
-        let chunks;
-        if (fresh.length > TERM_FIRST_MIN_CELLS) {
-          freshRanges ??= cellRanges(fresh);
-          const words = this.postings.termsWithPrefix(prefix);
-          if (termReadOf(fresh.length, freshRanges.length, words.length) === "ranges") chunks = this.postings.scanRanges(words, freshRanges, exactWords);
+  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+    const reader = new PostingsReader(this.postings, this.terms, cells, center, radiusKm);
+    const matches = new TermMatches(center, radiusKm, slots);
+    for (let s = 0; s < slots.length; s++) {
+      const slot = slots[s]!;
+      const admit = s === 0;
+      const alternativeBits = slot.alternatives.reduce((all, mask) => all | mask, 0);
+      const tagBit = new Map(slot.tagTerms.map((term, bit) => [TAG_TERM_PREFIX + term, bit]));
+      // The meanings' tag terms and the word prefixes, in one read.
+      const ranges: TermRange[] = [];
+      slot.tagTerms.forEach((term, bit) => {
+        if (alternativeBits & (1 << bit)) ranges.push(exactRange(TAG_TERM_PREFIX + term));
+      });
+      for (const { prefix } of slot.prefixes) ranges.push(prefixRange(prefix));
+      const chunks = reader.read(ranges);
+      if (admit) matches.reserve(countPostings(chunks));
+      for (const chunk of chunks) {
+        const bit = tagBit.get(chunk.term);
+        if (bit !== undefined) {
+          matches.addTags(chunk.values, s, bit, admit);
+          continue;
         }
-        chunks ??= this.postings.scan(freshJson, prefix, exactWords);
-        if (staleCells.length > 0) chunks.push(...chunksOfHits(this.terms.scan(staleCells, prefix, exactWords, center, radiusKm)));
-        if (t === 0) matches.reserve(chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0));
-        for (const chunk of chunks) matches.add(chunk.values, chunk.exact, t);
+        const prefix = slot.prefixes.find((p) => chunk.term.startsWith(p.prefix));
+        if (prefix) matches.addWords(chunk.values, s, slot.exactWords.includes(chunk.term), prefix.strong, admit);
+      }
+      // The other kinds of place a name may say it is ("Pizzeria Roma", a restaurant, for pizza): only after a name hit.
+      const hostRanges: TermRange[] = [];
+      slot.tagTerms.forEach((term, bit) => {
+        if (slot.hostMask & (1 << bit) && !(alternativeBits & (1 << bit))) hostRanges.push(exactRange(TAG_TERM_PREFIX + term));
+      });
+      if (hostRanges.length > 0 && matches.nameHits(s) > 0) {
+        for (const chunk of reader.read(hostRanges)) matches.addTags(chunk.values, s, tagBit.get(chunk.term)!, false);
       }
     }
-    const { ranked, unpacked } = matches.results();
-    // A place with a field of 1,024+ words: its counts did not fit the index; score its text.
-    if (unpacked.length > 0) {
-      const score = relevanceScorer(terms);
-      for (const c of this.repo.candidatesByIds(unpacked)) {
-        const s = score(c);
-        if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: matches.distanceOf(c.id) });
-      }
-    }
-    return ranked;
+    return matches.results();
   }
 
-  /** The fallback plan (polar circles): every place in the R*Tree box, keyword-tested and scored on its text. Public for the bench. */
-  boxScan(center: LatLng, radiusKm: number, terms: readonly KeywordTerm[]): Ranked[] {
-    const score = relevanceScorer(terms);
+  /** The fallback plan (polar circles): every place in the R*Tree box, matched on its text and tags. Public for the bench. */
+  boxScan(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+    const match = textMatcher(slots);
     const ranked: Ranked[] = [];
     for (const c of this.repo.boxCandidates(circleBoxes(center, radiusKm))) {
       const d = distanceKm(center, c);
       if (d > radiusKm) continue;
-      const s = score(c);
+      const s = match(c);
       if (s !== undefined) ranked.push({ id: c.id, score: s, distanceKm: d });
     }
     return ranked;
+  }
+
+  /**
+   * The keywords with each plain word of TYPO_MIN_LENGTH letters or more that nothing in
+   * the circle has replaced by a word one edit away: a category word of the vocabulary
+   * ("restaurnat") or else the word of the circle's places that most places have
+   * ("Starbuks"). Undefined when no word changes.
+   */
+  private corrected(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): string | undefined {
+    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    let changed = false;
+    const words = slots.map((slot) => {
+      if (slot.concept || slot.text.length < TYPO_MIN_LENGTH || slot.text.includes(" ")) return slot.text;
+      const vocabularyWord = this.vocabulary().closestWord(slot.text);
+      const replacement = vocabularyWord ?? (cells ? this.nearestIndexWord(cells, slot.text) : undefined);
+      if (!replacement) return slot.text;
+      changed = true;
+      return replacement;
+    });
+    return changed ? words.join(" ") : undefined;
+  }
+
+  /** The word of the cells' places one edit from `word` (same first letter) that most places have. */
+  private nearestIndexWord(cells: readonly number[], word: string): string | undefined {
+    let best: { term: string; places: number } | undefined;
+    for (const [term, places] of this.inReadTransaction(() => this.postings.termsInCells(JSON.stringify(cells), word[0]!))) {
+      if (Math.abs(term.length - word.length) > 1 || !withinOneEdit(word, term)) continue;
+      if (!best || places > best.places) best = { term, places };
+    }
+    return best?.term;
+  }
+
+  /** The order of `sort` over these matches (names are read once, for "name"). */
+  private comparator(sort: LeadSort, matches: readonly Ranked[]): (a: Ranked, b: Ranked) => number {
+    if (sort === "distance") return (a, b) => a.distanceKm - b.distanceKm || b.score - a.score || a.id - b.id;
+    if (sort === "name") {
+      const names = this.repo.sortNamesByIds(matches.map((m) => m.id));
+      return (a, b) => {
+        const x = names.get(a.id) ?? "";
+        const y = names.get(b.id) ?? "";
+        return (x < y ? -1 : x > y ? 1 : 0) || a.distanceKm - b.distanceKm || a.id - b.id;
+      };
+    }
+    return compareRelevance;
   }
 
   /**
@@ -176,7 +240,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    */
   private pageOf(ranked: Ranked[], offset: number): { leads: Lead[]; consumed: number } {
     const kept: Lead[] = [];
-    const seen = new Map<string, LatLng[]>();
+    // Kept records by name: a record is compared (`sameBusiness`) only with those of its name.
+    const byName = new Map<string, PlaceRow[]>();
     let consumed = 0;
     const want = offset + PAGE_SIZE;
     while (kept.length < want && consumed < ranked.length) {
@@ -186,12 +251,13 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         consumed++;
         const row = rows.get(c.id);
         const lead = row ? leadFromRow(row) : undefined;
-        if (!lead) continue;
-        const key = normaliseKey(lead.name);
-        const points = seen.get(key) ?? [];
-        if (points.some((p) => distanceKm(p, lead) <= DUPLICATE_KM)) continue;
-        points.push({ lat: lead.lat, lng: lead.lng });
-        seen.set(key, points);
+        if (!row || !lead) continue;
+        const name = businessNameKey(row.name);
+        const sameName = byName.get(name);
+        if (sameName) {
+          if (sameName.some((other) => sameBusiness(other, row))) continue;
+          sameName.push(row);
+        } else if (name) byName.set(name, [row]);
         kept.push(lead);
         if (kept.length === want) break;
       }
@@ -201,42 +267,84 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   }
 }
 
-/** Rows of a stale cell's term scan as postings: tf × 2 + exact unfolded into two chunks. */
-function chunksOfHits(hits: readonly TermHit[]): PostingChunk[] {
-  const exact: number[] = [];
-  const other: number[] = [];
-  for (const [place, lat, lng, tfExact, words] of hits) {
-    (tfExact % 2 !== 0 ? exact : other).push(place, lat, lng, Math.floor(tfExact / 2), words);
+/**
+ * Postings of a circle's cells: packed for fresh cells, from `place_terms` rows for stale
+ * ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
+ * for large ones.
+ */
+class PostingsReader {
+  private readonly freshJson: string;
+  private readonly fresh: readonly number[];
+  private readonly staleCells: number[];
+  private freshRanges: Array<[number, number]> | undefined;
+
+  constructor(
+    private readonly postings: PlacePostingsRepo,
+    private readonly terms: PlaceTermsRepo,
+    cells: readonly number[],
+    private readonly center: LatLng,
+    private readonly radiusKm: number,
+  ) {
+    const cellsJson = JSON.stringify(cells);
+    const stale = postings.staleAmong(cellsJson);
+    this.fresh = stale.size === 0 ? cells : cells.filter((c) => !stale.has(c));
+    this.freshJson = stale.size === 0 ? cellsJson : JSON.stringify(this.fresh);
+    this.staleCells = [...stale];
   }
-  return [
-    { exact: true, values: Float64Array.from(exact) },
-    { exact: false, values: Float64Array.from(other) },
-  ];
+
+  /** Postings of every term in these ranges (word prefixes, exact tag terms). */
+  read(ranges: readonly TermRange[]): PostingChunk[] {
+    if (ranges.length === 0) return [];
+    const chunks: PostingChunk[] = [];
+    let byCell: TermRange[] = [...ranges];
+    // Large circles are mostly empty cells: per word, ranges of consecutive cells through
+    // the (term, cell) index beat one seek per cell, unless a range has so many words that
+    // the cell ranges outnumber the cells.
+    if (this.fresh.length > TERM_FIRST_MIN_CELLS) {
+      this.freshRanges ??= cellRanges(this.fresh);
+      byCell = [];
+      for (const range of ranges) {
+        const words = this.postings.termsIn(range);
+        if (termReadOf(this.fresh.length, this.freshRanges.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.freshRanges));
+        else byCell.push(range);
+      }
+    }
+    // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
+    // country that never uses it) costs one seek to rule out instead of one per cell.
+    byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
+    if (byCell.length > 0) chunks.push(...this.postings.scan(this.freshJson, byCell));
+    if (this.staleCells.length > 0) chunks.push(...this.terms.scan(this.staleCells, ranges, this.center, this.radiusKm));
+    return chunks;
+  }
 }
 
-/** The ranking order: relevance, then distance, then id (a total order: ids are unique). */
-function compareRanked(a: Ranked, b: Ranked): number {
+function isSingleTerm([from, to]: TermRange): boolean {
+  return to === exactRange(from)[1];
+}
+
+function countPostings(chunks: readonly PostingChunk[]): number {
+  return chunks.reduce((n, c) => n + c.values.length / POSTING_STRIDE, 0);
+}
+
+/** The relevance order: relevance, then distance, then id (a total order: ids are unique). */
+function compareRelevance(a: Ranked, b: Ranked): number {
   return b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id;
 }
 
-function sortRanked(ranked: Ranked[]): Ranked[] {
-  return ranked.sort(compareRanked);
-}
-
 /**
- * The first `top` of `sortRanked(all)`, exactly (the order is total), without sorting
+ * The first `top` of `all` sorted by `compare` (a total order), exactly, without sorting
  * thousands of matches for one page: a sorted array of the best so far, binary insertion.
  */
-function bestFirst(all: readonly Ranked[], top: number): Ranked[] {
-  if (all.length <= top * 4) return sortRanked([...all]);
+function bestFirst(all: readonly Ranked[], top: number, compare: (a: Ranked, b: Ranked) => number): Ranked[] {
+  if (all.length <= top * 4) return [...all].sort(compare);
   const best: Ranked[] = [];
   for (const r of all) {
-    if (best.length === top && compareRanked(r, best[top - 1]!) >= 0) continue;
+    if (best.length === top && compare(r, best[top - 1]!) >= 0) continue;
     let lo = 0;
     let hi = best.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (compareRanked(best[mid]!, r) <= 0) lo = mid + 1;
+      if (compare(best[mid]!, r) <= 0) lo = mid + 1;
       else hi = mid;
     }
     best.splice(lo, 0, r);

@@ -13,36 +13,8 @@ import {
   socialsOrNull,
   socialNetworkOf,
 } from "../../core/lead-values.js";
-import type { ImportItem } from "./place-record.js";
-
-/** The tags that make an element a business (docs/api.md, "Places index"). */
-export const BUSINESS_KEYS = ["shop", "amenity", "craft", "office", "healthcare", "tourism"] as const;
-
-/**
- * Values of the business keys that are street furniture, public infrastructure or
- * landmarks rather than businesses one could contact.
- */
-const INFRASTRUCTURE: Record<string, ReadonlySet<string>> = {
-  amenity: new Set([
-    "parking", "parking_space", "parking_entrance", "bicycle_parking", "motorcycle_parking", "bench", "toilets",
-    "place_of_worship", "atm", "waste_basket", "waste_disposal", "recycling", "drinking_water", "fountain", "shelter",
-    "telephone", "post_box", "vending_machine", "charging_station", "grave_yard", "clock", "hunting_stand", "give_box",
-    "water_point", "compressed_air", "letter_box", "loading_dock", "bbq", "watering_place", "lounger", "table",
-    "bicycle_repair_station", "device_charging_station", "dog_toilet", "feeding_place", "shower", "public_bookcase",
-    "ticket_validator", "sanitary_dump_station", "photo_booth", "parcel_locker", "payment_terminal", "smoking_area",
-    "bus_station", "taxi", "ferry_terminal", "police", "fire_station", "townhall", "courthouse", "prison",
-    "grit_bin", "trolley_bay", "kneipp_water_cure", "bicycle_rental", "car_sharing", "motorcycle_rental", "boat_rental",
-    "baby_hatch", "emergency_phone", "refugee_site", "social_facility", "public_bath", "monastery", "crematorium",
-    "mortuary", "waste_transfer_station", "weighbridge", "yes",
-  ]),
-  tourism: new Set([
-    "artwork", "information", "viewpoint", "picnic_site", "attraction", "camp_pitch", "yes", "trail_riding_station",
-  ]),
-  shop: new Set(["vacant", "no", "disused"]),
-  office: new Set(["vacant", "no"]),
-  craft: new Set(["no"]),
-  healthcare: new Set(["no"]),
-};
+import type { ImportItem, NamedPlaceKind } from "./place-record.js";
+import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
 function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrastructureOnly: boolean } {
@@ -52,7 +24,7 @@ function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrast
     const value = tags[key];
     if (value === undefined) continue;
     any = true;
-    if (!INFRASTRUCTURE[key]?.has(value.trim().toLowerCase())) keys.push(key);
+    if (!isInfrastructure(key, value)) keys.push(key);
   }
   return { keys, infrastructureOnly: any && keys.length === 0 };
 }
@@ -74,10 +46,41 @@ export function hasBusinessTag(tags: Record<string, string> | undefined): tags i
   return false;
 }
 
+/** `place=*` values the geocoder resolves by name, by kind. */
+const NAMED_PLACES: Readonly<Record<string, NamedPlaceKind>> = {
+  city: "city", town: "city", village: "city", hamlet: "city", municipality: "city",
+  borough: "district", suburb: "district", quarter: "district", neighbourhood: "district",
+  square: "square",
+  locality: "locality",
+};
+
+/**
+ * The kind of named place an element is for the geocoder, or null: a `place=*` of
+ * NAMED_PLACES, or an administrative boundary of a municipality (admin_level 8, a city)
+ * or a part of one (9 and more: districts such as Helsinki's "Kamppi"). Needs a name.
+ */
+export function osmNamedPlaceKind(tags: Record<string, string> | undefined): NamedPlaceKind | null {
+  if (!tags?.name?.trim()) return null;
+  const place = tags.place ? NAMED_PLACES[tags.place.trim().toLowerCase()] : undefined;
+  if (place) return place;
+  if (tags.boundary === "administrative") {
+    const level = Number(tags.admin_level);
+    if (level === 8) return "city";
+    if (level >= 9 && level <= 11) return "district";
+  }
+  return null;
+}
+
+/** Whether a relation is an area (a multipolygon: a business mapped as one, or an administrative boundary). */
+export function isAreaRelation(tags: Record<string, string>): boolean {
+  return tags.type === "multipolygon" || tags.type === "boundary";
+}
+
 /** The tag keys the importers keep (everything else is dropped while parsing to save memory). */
 export const KEPT_TAG_KEYS = [
   ...BUSINESS_KEYS,
-  "name", "brand", "operator", "cuisine", "description", "opening_hours",
+  "place", "boundary", "admin_level", "type",
+  "name", "brand", "operator", "cuisine", "healthcare:speciality", "description", "opening_hours",
   "website", "contact:website", "url", "phone", "contact:phone", "contact:mobile", "mobile",
   "email", "contact:email",
   "contact:facebook", "contact:instagram", "contact:twitter", "contact:linkedin", "facebook", "instagram", "twitter", "linkedin",
@@ -96,7 +99,7 @@ function first(tags: Record<string, string>, ...keys: string[]): string | undefi
  * One OSM element → a place or the reason it is skipped. `type` and
  * `id` make the stable place ID (`osm:node:123`).
  */
-export function osmElementToItem(type: "node" | "way", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
+export function osmElementToItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
   const reason = osmSkipReason(tags);
   if (reason) return { kind: "skip", reason };
   const { keys } = businessKeysOf(tags);
@@ -142,6 +145,7 @@ export function osmElementToItem(type: "node" | "way", id: number, tags: Record<
       socials: socialsOrNull(socials),
       rating: null,
       categories,
+      tags: osmTagTerms(tags),
       cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
       brand: cleanText(tags.brand),
       description: cleanText(tags.description, BOUNDS.description),

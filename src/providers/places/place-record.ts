@@ -7,15 +7,36 @@ import type { PlaceWrite } from "../../store/places.js";
  * rules of `core/lead-values.ts` (docs/api.md, "Lead values"). The read side applies the
  * same rules again (`toLead`), which changes nothing for a value stored this way.
  */
-export type PlaceRecord = Omit<PlaceWrite, "socials" | "categories" | "categoryText"> & {
+export type PlaceRecord = Omit<PlaceWrite, "socials" | "categories" | "categoryText" | "categoryTags"> & {
   socials: Socials | null;
   /** Readable labels a keyword search matches ("restaurant", "italian restaurant"). */
   categories: string[];
+  /**
+   * Category tag terms ("amenity=dentist", "cuisine=pizza", see `place-tags.ts`): OSM
+   * places have them from their tags; left out, the import derives them from the labels
+   * and the brand.
+   */
+  tags?: string[];
 };
 
-/** What an importer yields: a place, or a record it could not use and why. */
+/**
+ * A named place that is no business but where people search (a city, a district, a
+ * square): the geocoder resolves "Kamppi" or "Marienplatz" to it.
+ */
+export interface NamedPlace {
+  /** `osm:node:123`, `osm:way:456`, `osm:relation:789`. */
+  id: string;
+  name: string;
+  kind: NamedPlaceKind;
+  lat: number;
+  lng: number;
+}
+export type NamedPlaceKind = "city" | "district" | "square" | "locality";
+
+/** What an importer yields: a place, a named place for the geocoder, or a record it could not use and why. */
 export type ImportItem =
   | { kind: "place"; place: PlaceRecord }
+  | { kind: "locality"; locality: NamedPlace }
   | { kind: "skip"; reason: SkipReason; detail?: string };
 
 /**

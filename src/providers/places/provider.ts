@@ -1,6 +1,10 @@
 import type { LatLng } from "../../core/geo.js";
 import type { Lead } from "../../core/schemas/lead.js";
 
+/** The orders a search can return leads in (`relevance` unless asked). */
+export const LEAD_SORTS = ["relevance", "distance", "name"] as const;
+export type LeadSort = (typeof LEAD_SORTS)[number];
+
 /** One page request to a place search provider. */
 export interface PlaceSearchRequest {
   center: LatLng;
@@ -9,6 +13,8 @@ export interface PlaceSearchRequest {
   keywords: string;
   /** The provider's own cursor from the previous page; null for the first page. */
   cursor: string | null;
+  /** The order of the leads across all pages (default relevance). */
+  sort?: LeadSort;
   signal: AbortSignal;
 }
 
@@ -21,6 +27,11 @@ export interface PlaceSearchPage {
   leads: Lead[];
   /** Opaque cursor for the next page, or null when there is none. */
   nextCursor: string | null;
+  /**
+   * The keywords the leads were found for when the provider corrected a typo because the
+   * keywords as typed found nothing; null or absent when they were used as typed.
+   */
+  didYouMean?: string | null;
 }
 
 /** A place ID resolved to the point a search is centred on. */

@@ -1,10 +1,8 @@
 import { circleBoxes, distanceKm, type BoundingBox, type LatLng } from "../../core/geo.js";
-import { SEARCH_FIELDS } from "../../core/search-tokens.js";
 import { POSTING_STRIDE } from "../../store/place-postings.js";
-import { FIELD_BASE, UNPACKED } from "../../store/place-terms.js";
-import { fieldTermScore } from "./keywords.js";
-
-const FIELDS = SEARCH_FIELDS.length;
+import { CATEGORIZED } from "../../store/place-terms.js";
+import type { QuerySlot } from "./keywords.js";
+import { HIT_NAME, slotKind, wordHits } from "./slot-match.js";
 
 /** A match with what the ranking orders it by. */
 export interface Ranked {
@@ -13,7 +11,7 @@ export interface Ranked {
   distanceKm: number;
 }
 
-type Growable = Float64Array | Int32Array | Uint32Array | Uint8Array;
+type Growable = Float64Array | Uint32Array | Uint8Array;
 function grown<A extends Growable>(array: A, length: number): A {
   const bigger = new (array.constructor as new (n: number) => A)(length);
   bigger.set(array as ArrayLike<number> & A);
@@ -21,29 +19,27 @@ function grown<A extends Growable>(array: A, length: number): A {
 }
 
 /**
- * The places of a circle that a search's terms reach, accumulated from the terms'
- * postings ([place, lat, lng, tf, words] records) into flat typed arrays: thousands of
- * places, no object each, and a small hot `add` loop that the JIT keeps optimised.
+ * The places of a circle that a query's slots reach, accumulated from the term index's
+ * postings ([place, lat, lng, fields, flags] records) into flat typed arrays: thousands
+ * of places, no object each, and small hot loops the JIT keeps optimised.
  *
- * Only the first term admits places (a place without it cannot match), each on its first
- * posting and only when inside the strict circle (inline box test, then the haversine);
- * later terms mark the places they reach. Per (place, term, field) it sums the word
- * counts and whether one of the words was the keyword itself, so `results()` scores with
- * the scorer's own `fieldTermScore`, fields and terms in the scorer's order: the same
- * number, to the last bit, as scoring the place's text.
+ * Only the first slot's postings admit places (a place without it cannot match), each on
+ * its first posting and only when inside the strict circle (inline box test, then the
+ * haversine); the other postings mark places already admitted. Per (place, slot) it keeps
+ * which of the slot's tag terms the place has and its best word hit, and `results()`
+ * applies `slotKind` (see `slot-match.ts`): the same rule the text fallback applies.
  */
 export class TermMatches {
   private readonly slotOf = new Map<number, number>();
   private count = 0;
   private places = new Float64Array(0);
   private distances = new Float64Array(0);
-  private lengths = new Float64Array(0);
-  private matched = new Int32Array(0);
-  /** Matching words per (slot, term, field). */
-  private tfs = new Uint32Array(0);
-  /** 1 when one of them is the keyword itself. */
-  private exacts = new Uint8Array(0);
-  private readonly width: number;
+  private categorized = new Uint8Array(0);
+  /** Per (place, slot): bits over the slot's tag terms. */
+  private tagMasks = new Uint32Array(0);
+  /** Per (place, slot): its word hits (`wordHits` bits). */
+  private hits = new Uint8Array(0);
+  private readonly nameHitCounts: number[];
   private readonly box: BoundingBox;
   private readonly wrapped: BoundingBox | undefined;
   private readonly point = { lat: 0, lng: 0 };
@@ -51,44 +47,62 @@ export class TermMatches {
   constructor(
     private readonly center: LatLng,
     private readonly radiusKm: number,
-    private readonly termCount: number,
+    private readonly slots: readonly QuerySlot[],
   ) {
-    if (termCount > 30) throw new Error("at most 30 terms (one bit each)");
-    this.width = termCount * FIELDS;
+    this.nameHitCounts = slots.map(() => 0);
     [this.box, this.wrapped] = circleBoxes(center, radiusKm) as [BoundingBox, BoundingBox | undefined];
   }
 
-  /** Room for `more` places beyond those admitted so far (before adding first-term postings). */
+  /** Room for `more` places beyond those admitted so far (before adding postings that admit). */
   reserve(more: number): void {
     const need = this.count + more;
     if (need <= this.places.length) return;
+    const width = this.slots.length;
     this.places = grown(this.places, need);
     this.distances = grown(this.distances, need);
-    this.lengths = grown(this.lengths, need);
-    this.matched = grown(this.matched, need);
-    this.tfs = grown(this.tfs, need * this.width);
-    this.exacts = grown(this.exacts, need * this.width);
+    this.categorized = grown(this.categorized, need);
+    this.tagMasks = grown(this.tagMasks, need * width);
+    this.hits = grown(this.hits, need * width);
   }
 
-  /** One BLOB's postings of term `t`; `exact` when their word is the keyword or one of its stems. */
-  add(values: Float64Array, exact: boolean, t: number): void {
-    const bit = 1 << t;
+  /** The slot of a posting's place: admitted now if `admit` and inside the circle; -1 otherwise. */
+  private slotFor(values: Float64Array, r: number, admit: boolean): number {
+    const slot = this.slotOf.get(values[r]!);
+    if (slot !== undefined) return slot;
+    return admit ? this.admit(values[r]!, values[r + 1]!, values[r + 2]!, values[r + 4]!) : -1;
+  }
+
+  /** Postings of tag term number `bit` of slot `s`. */
+  addTags(values: Float64Array, s: number, bit: number, admit: boolean): void {
+    const width = this.slots.length;
+    const mask = 1 << bit;
     for (let r = 0; r < values.length; r += POSTING_STRIDE) {
-      const place = values[r]!;
-      let slot = this.slotOf.get(place);
-      if (slot === undefined) {
-        if (t > 0) continue;
-        slot = this.admit(place, values[r + 1]!, values[r + 2]!, values[r + 4]!);
-        if (slot < 0) continue;
-      }
-      this.matched[slot]! |= bit;
-      const tf = values[r + 3]!;
-      if (tf !== UNPACKED) this.addCounts(slot * this.width + t * FIELDS, tf, exact);
+      const slot = this.slotFor(values, r, admit);
+      if (slot >= 0) this.tagMasks[slot * width + s]! |= mask;
     }
   }
 
+  /** Postings of one word of slot `s`: the keyword itself (`exact`) or a longer word, reached by a strong prefix or not. */
+  addWords(values: Float64Array, s: number, exact: boolean, strongPrefix: boolean, admit: boolean): void {
+    const width = this.slots.length;
+    for (let r = 0; r < values.length; r += POSTING_STRIDE) {
+      const hits = wordHits(values[r + 3]!, exact, strongPrefix);
+      if (hits === 0) continue;
+      const slot = this.slotFor(values, r, admit);
+      if (slot < 0) continue;
+      const i = slot * width + s;
+      if (!(this.hits[i]! & HIT_NAME) && hits & HIT_NAME) this.nameHitCounts[s]!++;
+      this.hits[i]! |= hits;
+    }
+  }
+
+  /** How many admitted places have a name or brand hit for slot `s` (none: its hosts need no reading). */
+  nameHits(s: number): number {
+    return this.nameHitCounts[s]!;
+  }
+
   /** The slot of a place inside the circle, or -1 (cells overhang the circle). */
-  private admit(place: number, lat: number, lng: number, lengths: number): number {
+  private admit(place: number, lat: number, lng: number, flags: number): number {
     const { box, wrapped } = this;
     if (lat < box.minLat || lat > box.maxLat) return -1;
     if ((lng < box.minLng || lng > box.maxLng) && (!wrapped || lng < wrapped.minLng || lng > wrapped.maxLng)) return -1;
@@ -101,72 +115,27 @@ export class TermMatches {
     this.slotOf.set(place, slot);
     this.places[slot] = place;
     this.distances[slot] = d;
-    this.lengths[slot] = lengths;
+    this.categorized[slot] = flags & CATEGORIZED ? 1 : 0;
     return slot;
   }
 
-  /** Add the base-1024 digits of a packed `tf` (the word's count per field). */
-  private addCounts(base: number, tf: number, exact: boolean): void {
-    let rest = tf;
-    for (let f = 0; f < FIELDS && rest > 0; f++) {
-      // floor and a multiply instead of `%`: a double's `%` is a call to fmod. Exact, as
-      // the packed values are integers below 2^50 and FIELD_BASE a power of two.
-      const next = Math.floor(rest / FIELD_BASE);
-      const n = rest - next * FIELD_BASE;
-      rest = next;
-      if (n === 0) continue;
-      this.tfs[base + f]! += n;
-      if (exact) this.exacts[base + f] = 1;
-    }
-  }
-
-  /** The distance of an admitted place. */
-  distanceOf(place: number): number {
-    return this.distances[this.slotOf.get(place)!]!;
-  }
-
-  /**
-   * Places every term reached, scored, in no order; and the ids of those whose counts did
-   * not fit the index's packing (a field of 1,024+ words), which the caller scores from
-   * their text.
-   */
-  results(): { ranked: Ranked[]; unpacked: number[] } {
-    const all = 2 ** this.termCount - 1;
+  /** Places every slot matched, with their relevance (the sum of the slots' kinds) and distance, in no order. */
+  results(): Ranked[] {
+    const width = this.slots.length;
     const ranked: Ranked[] = [];
-    const unpacked: number[] = [];
-    const words = new Float64Array(FIELDS);
     for (let slot = 0; slot < this.count; slot++) {
-      if (this.matched[slot] !== all) continue;
-      const lengths = this.lengths[slot]!;
-      if (lengths === UNPACKED) {
-        unpacked.push(this.places[slot]!);
-        continue;
+      let score = 0;
+      for (let s = 0; s < width; s++) {
+        const i = slot * width + s;
+        const kind = slotKind(this.slots[s]!, this.tagMasks[i]!, this.hits[i]!, this.categorized[slot] === 1);
+        if (kind === 0) {
+          score = 0;
+          break;
+        }
+        score += kind;
       }
-      for (let f = 0, rest = lengths; f < FIELDS; f++) {
-        const next = Math.floor(rest / FIELD_BASE);
-        words[f] = rest - next * FIELD_BASE;
-        rest = next;
-      }
-      const score = this.score(words, slot * this.width);
-      if (score !== undefined) ranked.push({ id: this.places[slot]!, score, distanceKm: this.distances[slot]! });
+      if (score > 0) ranked.push({ id: this.places[slot]!, score, distanceKm: this.distances[slot]! });
     }
-    return { ranked, unpacked };
-  }
-
-  /** `relevanceScorer`'s sum from the counts: terms in order, fields in order, the same `fieldTermScore`. */
-  private score(words: Float64Array, base: number): number | undefined {
-    let total = 0;
-    for (let t = 0; t < this.termCount; t++) {
-      let termScore = 0;
-      for (let f = 0; f < FIELDS; f++) {
-        const i = base + t * FIELDS + f;
-        const tf = this.tfs[i]!;
-        if (words[f] === 0 || tf === 0) continue;
-        termScore += fieldTermScore(f, tf, words[f]!, this.exacts[i] === 1);
-      }
-      if (termScore === 0) return undefined;
-      total += termScore;
-    }
-    return total;
+    return ranked;
   }
 }

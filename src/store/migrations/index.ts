@@ -12,7 +12,9 @@ import { placeTerms } from "./011-place-terms.js";
 import { contactNgrams } from "./012-contact-ngrams.js";
 import { placePostings } from "./013-place-postings.js";
 import { dropPlacesFts } from "./014-drop-places-fts.js";
-import { idempotencyKeys } from "./015-idempotency-keys.js";
+import { categoryTags } from "./015-category-tags.js";
+import { namedPlaces } from "./016-named-places.js";
+import { idempotencyKeys } from "./017-idempotency-keys.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -36,5 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   contactNgrams,
   placePostings,
   dropPlacesFts,
+  categoryTags,
+  namedPlaces,
   idempotencyKeys,
 ];

@@ -114,6 +114,44 @@ describe("OSM PBF importer", () => {
     expect(museum!.lng).toBeCloseTo(lng / refs.length, 9);
   }, 30_000);
 
+  test("a business mapped as a multipolygon relation is placed at the centroid of its outer ways' nodes; districts and squares are named places", async () => {
+    const { places, localities } = await collect(new OsmPbfImporter(londonPbf()).read({}));
+    const tavern = places.find((p) => p.placeId === "osm:relation:7037852");
+    expect(tavern).toMatchObject({ name: "Punch Tavern", categories: ["pub", "bar"], tags: ["amenity=pub"] });
+    // Independently: the library's stream, the relation's outer ways, the mean of their distinct nodes.
+    let ways: number[] = [];
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
+      const e = el as { type: string; id: number; members?: Array<{ type: string; ref: number; role: string }> };
+      if (e.type === "relation" && e.id === 7037852) ways = e.members!.filter((m) => m.type === "way" && m.role !== "inner").map((m) => m.ref);
+    }
+    const wayRefs = new Set<number>();
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
+      const e = el as { type: string; id: number; refs?: number[] };
+      if (e.type === "way" && ways.includes(e.id)) for (const r of e.refs!) wayRefs.add(r);
+    }
+    let lat = 0;
+    let lng = 0;
+    let n = 0;
+    for await (const el of createOSMStream(londonPbf(), { withTags: false })) {
+      const e = el as { type: string; id: number; lat: number; lon: number };
+      if (e.type === "node" && wayRefs.has(e.id)) (lat += e.lat, lng += e.lon, n++);
+    }
+    expect(ways.length).toBeGreaterThan(0);
+    expect(tavern!.lat).toBeCloseTo(lat / n, 9);
+    expect(tavern!.lng).toBeCloseTo(lng / n, 9);
+    // Named places for the geocoder: London's boroughs (administrative relations) among them.
+    expect(localities.find((l) => l.name === "City of Westminster")).toMatchObject({ id: "osm:relation:51781", kind: "city" });
+    const munich = await collect(new OsmPbfImporter(munichPbf()).read({}));
+    // Marienplatz is mapped as an area: a multipolygon relation with place=square.
+    expect(munich.localities.filter((l) => l.name === "Marienplatz").map((l) => [l.kind, l.id])).toEqual([["square", "osm:relation:7366154"]]);
+    expect(munich.places.find((p) => p.placeId === "osm:relation:1477955")).toMatchObject({ name: "Commerzbank", tags: ["amenity=bank"] });
+    const helsinki = await collect(new OsmPbfImporter(helsinkiPbf()).read({}));
+    const kamppi = helsinki.localities.find((l) => l.name === "Kamppi")!;
+    expect(kamppi).toMatchObject({ kind: "district", id: "osm:relation:184714" });
+    expect(kamppi.lat).toBeGreaterThan(60.16);
+    expect(kamppi.lat).toBeLessThan(60.18);
+  }, 60_000);
+
   test("the lean second-pass decoder gives every node the library gives, at the same coordinates", async () => {
     let nodes = 0;
     let sawWaysBlock = false;
@@ -215,6 +253,14 @@ const XML = `<?xml version="1.0" encoding="UTF-8"?>
   <node id="5" lat="48.1380" lon="11.5760"><tag k="amenity" v="bench"/><tag k="name" v="Bank"/></node>
   <way id="10"><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="2"/><tag k="shop" v="bakery"/><tag k="name" v="Bäckerei Rischart"/></way>
   <way id="11"><nd ref="99"/><tag k="shop" v="books"/><tag k="name" v="Nowhere Books"/></way>
+  <node id="20" lat="48.2000" lon="11.6000"/>
+  <node id="21" lat="48.2004" lon="11.6000"/>
+  <node id="22" lat="48.2004" lon="11.6006"/>
+  <node id="23" lat="48.3000" lon="11.7000"><tag k="place" v="square"/><tag k="name" v="Hofplatz"/></node>
+  <way id="30"><nd ref="20"/><nd ref="21"/><nd ref="22"/></way>
+  <way id="31"><nd ref="22"/><nd ref="20"/></way>
+  <relation id="40"><member type="way" ref="30" role="outer"/><member type="way" ref="31" role="outer"/><tag k="type" v="multipolygon"/><tag k="amenity" v="bank"/><tag k="name" v="Raiffeisenbank"/></relation>
+  <relation id="41"><member type="way" ref="30" role="outer"/><tag k="type" v="multipolygon"/><tag k="amenity" v="bank"/></relation>
 </osm>`;
 
 describe("OSM XML importer", () => {
@@ -223,12 +269,19 @@ describe("OSM XML importer", () => {
     writeFileSync(file, XML);
     const importer = new OsmXmlImporter(file);
     const { places, skipped } = await collect(importer.read({}));
-    expect(places.map((p) => p.placeId).sort()).toEqual(["osm:node:1", "osm:way:10"]);
+    const { localities } = await collect(new OsmXmlImporter(file).read({}));
+    expect(places.map((p) => p.placeId).sort()).toEqual(["osm:node:1", "osm:relation:40", "osm:way:10"]);
     const bakery = places.find((p) => p.placeId === "osm:way:10")!;
     expect(bakery.lat).toBeCloseTo((48.1 + 48.1002 + 48.1002) / 3, 9);
     expect(bakery.lng).toBeCloseTo((11.5 + 11.5 + 11.5004) / 3, 9);
     expect(places.find((p) => p.placeId === "osm:node:1")).toMatchObject({ website: "https://zahnarzt-huber.de/", categories: ["dentist"], address: "80331 München" });
-    expect(skipped).toEqual({ infrastructure: 1, "no coordinates": 1 });
+    // A multipolygon relation at the centroid of its outer ways' distinct nodes.
+    const bank = places.find((p) => p.placeId === "osm:relation:40")!;
+    expect(bank).toMatchObject({ name: "Raiffeisenbank", tags: ["amenity=bank"] });
+    expect(bank.lat).toBeCloseTo((48.2 + 48.2004 + 48.2004) / 3, 9);
+    expect(bank.lng).toBeCloseTo((11.6 + 11.6 + 11.6006) / 3, 9);
+    expect(localities).toEqual([{ id: "osm:node:23", name: "Hofplatz", kind: "square", lat: 48.3, lng: 11.7 }]);
+    expect(skipped).toEqual({ infrastructure: 1, "no coordinates": 1, unnamed: 1 });
     expect(importer.source().dataDate).toBe("2025-05-06");
   });
 
@@ -240,7 +293,7 @@ describe("OSM XML importer", () => {
     writeFileSync(file, execFileSync("bzip2", ["-c"], { input: XML.replace("</osm>", `${shops.join("")}</osm>`) }));
     const { places } = await collect(new OsmXmlImporter(file, { bzip2Decoder: decoder }).read({}));
     const names = places.map((p) => p.name);
-    expect(names).toHaveLength(3002);
+    expect(names).toHaveLength(3003);
     expect(names).toContain("Bäckerei Rischart");
     expect(names).toContain("Zahnarztpraxis Dr. Huber");
     expect(names.filter((n) => n.startsWith("Grüße aus München "))).toHaveLength(3000);

@@ -1,17 +1,19 @@
 import { basename } from "node:path";
-import { hasBusinessTag, KEPT_TAG_KEYS } from "../osm-tags.js";
+import { hasBusinessTag, KEPT_TAG_KEYS, osmNamedPlaceKind } from "../osm-tags.js";
 import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
 import { dateFromEpochSeconds, dateFromFileName } from "./data-date.js";
 import { OsmElementCollector } from "./osm-elements.js";
 import { readNodeCoordinates, readPbfBlocks } from "./pbf-blocks.js";
-import { readTaggedElements } from "./pbf-tagged-elements.js";
+import { readTaggedElements, readWayRefs } from "./pbf-tagged-elements.js";
 
 const KEPT_KEYS: ReadonlySet<string> = new Set(KEPT_TAG_KEYS);
 
 /**
- * `.osm.pbf` (streaming, two passes: businesses, then the coordinates of business ways'
- * nodes). Both passes use our own lean decoders: the first reads only tagged elements'
- * kept tags (`readTaggedElements`), the second only node coordinates (`readNodeCoordinates`).
+ * `.osm.pbf`, streamed in up to three passes: businesses and named places (nodes, ways,
+ * relations); when relations were kept, the node lists of their member ways
+ * (`readWayRefs`); then the coordinates of the nodes that ways and relations need
+ * (`readNodeCoordinates`). All use our own lean decoders: the first pass reads only
+ * tagged elements' kept tags (`readTaggedElements`).
  */
 export class OsmPbfImporter implements PlaceImporter {
   private dataDate: string | null = null;
@@ -36,22 +38,34 @@ export class OsmPbfImporter implements PlaceImporter {
           if (item) items.push(item);
         },
         way(id, tags, refs) {
-          // A named street or an address-only building is no business: skip its node list.
-          if (!hasBusinessTag(tags)) return;
+          // A named street or an address-only building is nothing to us: skip its node list.
+          if (!hasBusinessTag(tags) && !osmNamedPlaceKind(tags)) return;
           const item = collector.way(id, refs(), tags);
+          if (item) items.push(item);
+        },
+        relation(id, tags, members) {
+          const item = collector.relation(id, members, tags);
           if (item) items.push(item);
         },
       });
       yield* items;
     }
-    if (collector.wayCount === 0) return;
+    if (collector.pendingCount === 0) return;
+    if (collector.needsMemberWays) {
+      for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
+        if (block.type !== "OSMData") continue;
+        const { sawRelations } = readWayRefs(block.data, (id) => collector.wantsWay(id), (id, refs) => collector.memberWay(id, refs));
+        // Ways come before relations in a sorted file: once relations start, we are done.
+        if (!collector.needsMemberWays || (sortedByType && sawRelations)) break;
+      }
+    }
     for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
       if (block.type !== "OSMData") continue;
       const { sawNonNodes } = readNodeCoordinates(block.data, (id, lat, lng) => collector.coordinates(id, lat, lng));
       // Nodes come first in a sorted file: once ways start (or all are found) we are done.
       if (collector.allCoordinatesKnown || (sortedByType && sawNonNodes)) break;
     }
-    yield* collector.ways();
+    yield* collector.areas();
   }
 
   source(): SourceInfo {

@@ -7,10 +7,23 @@ import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type
 import { bzip2Stream, Bzip2Error, type Bzip2Decoder } from "./bzip2-stream.js";
 import { dateFromFileName } from "./data-date.js";
 import { OsmElementCollector } from "./osm-elements.js";
+import type { RelationMember } from "./pbf-tagged-elements.js";
+
+/** One element of the XML as the parser collects it. */
+interface XmlElement {
+  name: string;
+  attributes: Record<string, string>;
+  tags: Record<string, string>;
+  refs: number[];
+  members: RelationMember[];
+}
+
+const MEMBER_TYPES = new Set(["node", "way", "relation"]);
 
 /**
- * `.osm` and `.osm.bz2` OSM XML, streamed (twice when there are ways: the second pass
- * reads only the coordinates of the nodes they need). Both decompress as they go, so
+ * `.osm` and `.osm.bz2` OSM XML, streamed: once for businesses and named places, again
+ * for the node lists of kept relations' member ways (when there are any), and again for
+ * the coordinates of the nodes ways and relations need. All decompress as they go, so
  * memory stays bounded whatever the file's size; for countries the PBF is still the
  * better choice (several times smaller and faster to read).
  */
@@ -31,12 +44,12 @@ export class OsmXmlImporter implements PlaceImporter {
   /** Run the SAX parser over the file, handing each element to `onElement`; yields what it returns. */
   private async *parse(
     signal: AbortSignal | undefined,
-    onElement: (element: { name: string; attributes: Record<string, string>; tags: Record<string, string>; refs: number[] }) => ImportItem | null,
+    onElement: (element: XmlElement) => ImportItem | null,
   ): AsyncGenerator<ImportItem> {
     const fileName = basename(this.path);
     const parser = new SaxesParser();
     const pending: ImportItem[] = [];
-    let current: { name: string; attributes: Record<string, string>; tags: Record<string, string>; refs: number[] } | null = null;
+    let current: XmlElement | null = null;
     let sawRoot = false;
     parser.on("opentag", (tag: SaxesTagPlain) => {
       const attributes = tag.attributes as Record<string, string>;
@@ -46,9 +59,12 @@ export class OsmXmlImporter implements PlaceImporter {
         if (attributes.timestamp) this.dataDate ??= attributes.timestamp.slice(0, 10);
         return;
       }
-      if (tag.name === "node" || tag.name === "way") current = { name: tag.name, attributes, tags: {}, refs: [] };
+      if (tag.name === "node" || tag.name === "way" || tag.name === "relation") current = { name: tag.name, attributes, tags: {}, refs: [], members: [] };
       else if (tag.name === "tag" && current && attributes.k !== undefined) current.tags[attributes.k] = attributes.v ?? "";
       else if (tag.name === "nd" && current && attributes.ref) current.refs.push(Number(attributes.ref));
+      else if (tag.name === "member" && current && attributes.ref && MEMBER_TYPES.has(attributes.type ?? "")) {
+        current.members.push({ type: attributes.type as RelationMember["type"], ref: Number(attributes.ref), role: attributes.role ?? "" });
+      }
       else if (tag.name === "meta" && attributes.osm_base) this.dataDate ??= attributes.osm_base.slice(0, 10);
     });
     parser.on("closetag", (tag) => {
@@ -82,15 +98,22 @@ export class OsmXmlImporter implements PlaceImporter {
       const id = Number(el.attributes.id);
       if (!Number.isSafeInteger(id)) return null;
       if (el.name === "node") return collector.node(id, Number(el.attributes.lat), Number(el.attributes.lon), el.tags);
-      return collector.way(id, el.refs, el.tags);
+      if (el.name === "way") return collector.way(id, el.refs, el.tags);
+      return collector.relation(id, () => el.members, el.tags);
     });
-    if (collector.wayCount > 0) {
+    if (collector.pendingCount === 0) return;
+    if (collector.needsMemberWays) {
       for await (const _ of this.parse(options.signal, (el) => {
-        if (el.name === "node") collector.coordinates(Number(el.attributes.id), Number(el.attributes.lat), Number(el.attributes.lon));
+        const id = Number(el.attributes.id);
+        if (el.name === "way" && collector.wantsWay(id)) collector.memberWay(id, el.refs);
         return null;
       }));
-      yield* collector.ways();
     }
+    for await (const _ of this.parse(options.signal, (el) => {
+      if (el.name === "node") collector.coordinates(Number(el.attributes.id), Number(el.attributes.lat), Number(el.attributes.lon));
+      return null;
+    }));
+    yield* collector.areas();
   }
 
   source(): SourceInfo {

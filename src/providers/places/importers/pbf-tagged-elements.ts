@@ -3,10 +3,11 @@ import { ProtoReader, readPrimitiveBlockFrame, type PrimitiveBlockFrame } from "
 /**
  * The first pass of the PBF importer over one decompressed OSMData block
  * (https://wiki.openstreetmap.org/wiki/PBF_Format): every node and way that carries at
- * least one of `keptKeys`, with only those tags. Untagged nodes (≈ 95 % of a country's
- * nodes) cost a few varints each; metadata (DenseInfo, Info) and relations are never
- * decoded, strings only when a kept tag needs them, and a way's node list only when the
- * caller asks for it (a named street has kept tags but is no business).
+ * least one of `keptKeys`, with only those tags, and relations too when the sink takes
+ * them. Untagged nodes (≈ 95 % of a country's nodes) cost a few varints each; metadata
+ * (DenseInfo, Info) is never decoded, strings only when a kept tag needs them, and a
+ * way's node list or a relation's members only when the caller asks for them (a named
+ * street has kept tags but is no business).
  *
  * Why not osm-pbf-parser-node, which this replaces: it decodes every element in full
  * (metadata, all tags, every way's refs, relations' members) into objects first; on the
@@ -16,10 +17,19 @@ import { ProtoReader, readPrimitiveBlockFrame, type PrimitiveBlockFrame } from "
  * keep the exact same doubles.
  */
 
+/** A relation member: an element's type and id, and its role ("outer", "label"…). */
+export interface RelationMember {
+  type: "node" | "way" | "relation";
+  ref: number;
+  role: string;
+}
+
 export interface TaggedElementSink {
   node(id: number, lat: number, lng: number, tags: Record<string, string>): void;
   /** `refs()` decodes the way's node ids (delta-decoded) on demand. */
   way(id: number, tags: Record<string, string>, refs: () => number[]): void;
+  /** `members()` decodes the relation's members on demand. Without it, relations are skipped undecoded. */
+  relation?(id: number, tags: Record<string, string>, members: () => RelationMember[]): void;
 }
 
 /** A block's string table, decoded lazily (most strings are never needed). */
@@ -85,7 +95,8 @@ export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>,
       if (field === 2) readDenseNodes(group.sub(), strings, frame, sink);
       else if (field === 1) readNode(group.sub(), strings, frame, sink);
       else if (field === 3) readWay(group.sub(), strings, sink);
-      else return false; // relations, changesets
+      else if (field === 4 && sink.relation) readRelation(group.sub(), strings, sink);
+      else return false; // relations nobody asked for, changesets
       return true;
     });
   }
@@ -161,13 +172,78 @@ function readWay(way: ProtoReader, strings: StringTable, sink: TaggedElementSink
   });
   const tags = keptTags(strings, keys, vals);
   if (!tags) return;
-  sink.way(id, tags, () => {
-    const refs: number[] = [];
-    let ref = 0;
-    for (const part of refParts) {
-      if (typeof part === "number") refs.push((ref += part));
-      else while (!part.done) refs.push((ref += part.svarint()));
-    }
-    return refs;
+  sink.way(id, tags, () => decodeRefs(refParts));
+}
+
+/** A way's node ids from where they are (packed: a sub-reader; unpacked: the values), delta-decoded. */
+function decodeRefs(refParts: ReadonlyArray<ProtoReader | number>): number[] {
+  const refs: number[] = [];
+  let ref = 0;
+  for (const part of refParts) {
+    if (typeof part === "number") refs.push((ref += part));
+    else while (!part.done) refs.push((ref += part.svarint()));
+  }
+  return refs;
+}
+
+const MEMBER_TYPES = ["node", "way", "relation"] as const;
+
+function readRelation(relation: ProtoReader, strings: StringTable, sink: TaggedElementSink): void {
+  let id = 0;
+  const keys: number[] = [];
+  const vals: number[] = [];
+  const roles: number[] = [];
+  const memids: number[] = [];
+  const types: number[] = [];
+  relation.fields((f, w) => {
+    if (f === 1 && w === 0) id = relation.varint();
+    else if (f === 2) readRepeated(relation, w, false, keys);
+    else if (f === 3) readRepeated(relation, w, false, vals);
+    else if (f === 8) readRepeated(relation, w, false, roles);
+    else if (f === 9) readRepeated(relation, w, true, memids);
+    else if (f === 10) readRepeated(relation, w, false, types);
+    else return false;
+    return true;
   });
+  const tags = keptTags(strings, keys, vals);
+  if (!tags) return;
+  sink.relation!(id, tags, () => {
+    const members: RelationMember[] = [];
+    let ref = 0;
+    for (let i = 0; i < memids.length; i++) {
+      ref += memids[i]!;
+      const role = roles[i];
+      members.push({ type: MEMBER_TYPES[types[i] ?? 0] ?? "node", ref, role: role === undefined ? "" : strings.get(role) });
+    }
+    return members;
+  });
+}
+
+/**
+ * The node lists of the ways `wanted` asks for in a decompressed OSMData block, tagged or
+ * not (the member ways of relations: their outlines are mostly untagged). Returns whether
+ * the block holds relations (in a file sorted by type, the ways are then over).
+ */
+export function readWayRefs(block: Buffer, wanted: (id: number) => boolean, onWay: (id: number, refs: number[]) => void): { sawRelations: boolean } {
+  const frame = readPrimitiveBlockFrame(block);
+  let sawRelations = false;
+  for (const group of frame.groups) {
+    group.fields((field, wireType) => {
+      if (field === 4) sawRelations = true;
+      if (field !== 3 || wireType !== 2) return false;
+      const way = group.sub();
+      let id = 0;
+      const refParts: Array<ProtoReader | number> = [];
+      way.fields((f, w) => {
+        if (f === 1 && w === 0) id = way.varint();
+        else if (f === 8 && w === 2) refParts.push(way.sub());
+        else if (f === 8 && w === 0) refParts.push(way.svarint());
+        else return false;
+        return true;
+      });
+      if (wanted(id)) onWay(id, decodeRefs(refParts));
+      return true;
+    });
+  }
+  return { sawRelations };
 }
