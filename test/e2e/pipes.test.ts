@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,19 +10,11 @@ import { closeAfterEach } from "../helpers/close-after-each.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { insertLocality, insertPlaces, offsetKm, VADUZ } from "../helpers/places.js";
-import { runBin } from "../helpers/serve-bin.js";
+import { runBin, runToEnd, type BinResult } from "../helpers/serve-bin.js";
 
 /** Run a shell pipeline (bash, so PIPESTATUS tells each command's exit status). */
-function shell(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", script], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function shell(script: string, env: NodeJS.ProcessEnv): Promise<BinResult> {
+  return runToEnd("bash", ["-c", script], env);
 }
 
 /** A local data directory with contacts and bakeries around Vaduz, and the environment the spawned CLI runs in. */
