@@ -101,5 +101,5 @@ describe("SIGTERM with lead searches streaming and enrichment running", () => {
     });
     expect(retry.status).toBe(200);
     expect(((await retry.json()) as { leads: unknown[] }).leads).toHaveLength(8);
-  });
+  }, 90_000); // Spawns serve and a search that loads the category vocabulary: slow on a loaded machine, never a timing assertion.
 });

@@ -51,7 +51,7 @@ describe("the CLI in a pipeline (spawned)", () => {
     expect(JSON.parse(searchRun.stdout)).toMatchObject({ type: "progress" });
     expect(searchRun.stderr).toMatch(/exit=0/);
     expect(searchRun.stderr).not.toMatch(/EPIPE|Error|at .*\.js:\d+/);
-  }, 60_000);
+  }, 180_000); // 3,000 encrypted contacts and two spawned CLIs: minutes on a loaded machine.
 
   it("`leads search --ndjson --all | contacts import -` imports the leads of every page", async () => {
     const { env, bin } = await localData(0, 95);
