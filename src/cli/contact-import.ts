@@ -1,10 +1,12 @@
-import { parse } from "csv-parse/sync";
+import { CONTACT_LIMITS } from "../core/schemas/contact.js";
+import { CsvFormatError, readCsv } from "./csv.js";
 
 /**
  * Reads what people import contacts from: the lead search's `--csv`, `--ndjson` (the raw
- * stream) and `--json` output, plain NDJSON or JSON of leads or contacts, and a plain
- * contact CSV (email,name,phone,description,tags,status). Every record keeps the row
- * number the user sees in the file, so a report can point at it.
+ * stream, every page of it) and `--json` output, plain NDJSON or JSON of leads or
+ * contacts, and a plain contact CSV (email,name,phone,description,tags,status, what
+ * `contacts export` writes). Every record keeps the row number the user sees in the file,
+ * so a report can point at it.
  */
 export interface ImportRecord {
   /** Where it is in the file: `row 7` (CSV, header is row 1), `line 3`, `line 2, lead 5`. */
@@ -40,14 +42,32 @@ function isLead(o: Obj): boolean {
   return "placeId" in o || "place_id" in o;
 }
 
-/** A lead (JSON, or the CSV's snake_case row) as a contact, when it has an email. */
+/** Categories as tags: a tag holds no comma or control character and is at most 64 characters. */
+function categoryTags(v: unknown): string[] {
+  const list = Array.isArray(v) ? v : typeof v === "string" ? v.split(";") : [];
+  const tags = list
+    .filter((c): c is string => typeof c === "string")
+    .map((c) => c.replace(/[,\p{Cc}]+/gu, " ").replace(/\s+/g, " ").trim().slice(0, CONTACT_LIMITS.tag).trim())
+    .filter(Boolean);
+  return [...new Set(tags)].slice(0, CONTACT_LIMITS.tags);
+}
+
+/**
+ * A lead (JSON, or the CSV's snake_case row) as a contact, when it has an email: the
+ * business's name, its phone, its website as the description and its categories as tags
+ * (docs/cli.md, "contacts import"). A name longer than a contact's is cut, not refused.
+ */
 function leadToContact(o: Obj, where: string): ImportRecord {
   const email = blankToUndefined(o.email);
   const name = blankToUndefined(o.name);
   if (email === undefined || email === null) return { where, skipped: `lead ${JSON.stringify(name ?? o.placeId ?? o.place_id ?? "")} has no email` };
-  const contact: Obj = { email, name };
+  const contact: Obj = { email, name: typeof name === "string" && name.length > CONTACT_LIMITS.name ? name.slice(0, CONTACT_LIMITS.name - 1).trimEnd() + "…" : name };
   const phone = blankToUndefined(o.phone);
   if (phone !== undefined && phone !== null) contact.phone = phone;
+  const website = blankToUndefined(o.website);
+  if (typeof website === "string") contact.description = website;
+  const tags = categoryTags(o.categories);
+  if (tags.length) contact.tags = tags;
   return { where, contact };
 }
 
@@ -66,9 +86,10 @@ function contactOf(o: Obj, where: string): ImportRecord {
 function fromCsv(text: string): ImportRecord[] {
   let rows: string[][];
   try {
-    rows = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    rows = readCsv(text);
   } catch (err) {
-    throw new ImportFormatError(`not readable as CSV: ${(err as Error).message}`);
+    if (err instanceof CsvFormatError) throw new ImportFormatError(err.message);
+    throw err;
   }
   const [header, ...data] = rows;
   if (!header) return [];
@@ -96,12 +117,28 @@ function fromJsonValue(value: unknown): ImportRecord[] {
   return [{ where: "item 1", unreadable: "not an object" }];
 }
 
+/**
+ * NDJSON: plain records one a line, or the lead search's stream. The stream of
+ * `--ndjson --all` holds one page after another, each ending in its own `complete` line
+ * (or an `error` line): every page's `complete` leads are read; a page cut off before its
+ * `complete` line gives its last `progress` line's leads, so nothing that was printed is lost.
+ */
 function fromNdjson(text: string): ImportRecord[] {
   const lines = text.split(/\r?\n/);
   const records: ImportRecord[] = [];
-  // The lead search's stream: the `complete` line's leads, else the last `progress` line's.
-  let streamLeads: { line: number; leads: unknown[] } | undefined;
-  let sawComplete = false;
+  // The stream's leads by placeId (a later page's snapshot of a lead replaces an earlier one).
+  const streamLeads = new Map<string, ImportRecord>();
+  let unnamed = 0;
+  let pageProgress: { line: number; leads: unknown[] } | undefined;
+  const takeLeads = (line: number, leads: unknown[]) => {
+    leads.forEach((lead, j) => {
+      const where = `line ${line}, lead ${j + 1}`;
+      const record = isObj(lead) ? leadToContact(lead, where) : { where, unreadable: "not an object" };
+      const id = isObj(lead) && typeof lead.placeId === "string" ? lead.placeId : `#${unnamed++}`;
+      streamLeads.delete(id);
+      streamLeads.set(id, record);
+    });
+  };
   lines.forEach((raw, i) => {
     const line = raw.trim();
     if (!line) return;
@@ -113,15 +150,16 @@ function fromNdjson(text: string): ImportRecord[] {
       return;
     }
     if (isObj(value) && (value.type === "progress" || value.type === "complete" || value.type === "error")) {
-      if (value.type === "error") return;
       const data = isObj(value.data) ? value.data : {};
       const leads = Array.isArray(data.leads) ? data.leads : [];
-      if (value.type === "complete") {
-        streamLeads = { line: i + 1, leads };
-        sawComplete = true;
-      } else if (!sawComplete) {
-        streamLeads = { line: i + 1, leads };
+      if (value.type === "progress") {
+        pageProgress = { line: i + 1, leads };
+        return;
       }
+      if (value.type === "complete") takeLeads(i + 1, leads);
+      // An error line ends its page: what its progress lines had shown still counts.
+      else if (pageProgress) takeLeads(pageProgress.line, pageProgress.leads);
+      pageProgress = undefined;
       return;
     }
     if (!isObj(value)) {
@@ -130,14 +168,8 @@ function fromNdjson(text: string): ImportRecord[] {
     }
     records.push(contactOf(value, `line ${i + 1}`));
   });
-  if (streamLeads) {
-    const { line, leads } = streamLeads;
-    leads.forEach((lead, j) => {
-      const where = `line ${line}, lead ${j + 1}`;
-      records.push(isObj(lead) ? leadToContact(lead, where) : { where, unreadable: "not an object" });
-    });
-  }
-  return records;
+  if (pageProgress) takeLeads(pageProgress.line, pageProgress.leads);
+  return [...records, ...streamLeads.values()];
 }
 
 /** Parse a file's text; `hint` is its name (for the extension) when there is one. */

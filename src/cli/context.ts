@@ -1,6 +1,7 @@
+import type { Command } from "commander";
 import { existsSync } from "node:fs";
 import { userInfo } from "node:os";
-import { ApiClient } from "../client/api-client.js";
+import { ApiClient, type RetryPolicy } from "../client/api-client.js";
 import { LocalTransport, RemoteTransport } from "../client/transports.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { createApp } from "../server/app.js";
@@ -36,6 +37,10 @@ export type Mode = { kind: "remote"; baseUrl: string; token?: string } | { kind:
  */
 export class CommandContext {
   globals: GlobalOptions = {};
+  /** The command being run (set before its action), to speak its flags in errors. */
+  command?: Command;
+  /** Whether the API client talks HTTP to a server (false: in-process on a data directory). */
+  talksHttp?: boolean;
   private instances: Instance[] = [];
   private clientPromise?: Promise<ApiClient>;
 
@@ -85,9 +90,32 @@ export class CommandContext {
     return { kind: "local", dataDir: this.dataDir() };
   }
 
+  /**
+   * Operator commands (`init`, `admin`, `places`) act on a local data directory, never
+   * through the API. When the CLI otherwise talks to a server (`--base-url`,
+   * `OUTREACH_BASE_URL` or a saved `auth login`), acting on the default directory
+   * silently would do the work in the wrong place, so they refuse (exit 2) unless the
+   * directory is named (`--data-dir` or `OUTREACH_DATA_DIR`). docs/cli.md, "Local or remote".
+   */
+  refuseOperatorOnRemote(command: string): void {
+    if (this.globals.dataDir || this.env.OUTREACH_DATA_DIR) return;
+    const baseUrl = this.globals.baseUrl ?? this.env.OUTREACH_BASE_URL;
+    const server = baseUrl
+      ? `${baseUrl} (${this.globals.baseUrl ? "--base-url" : "OUTREACH_BASE_URL"})`
+      : loadConfig(this.env).remote && `${loadConfig(this.env).remote!.baseUrl} (the saved \`outreach auth login\`)`;
+    if (!server) return;
+    throw new CliError(
+      `\`${command}\` acts on a local data directory, not on a server: this CLI talks to ${server}, ` +
+        `and the directory it would use is ${this.dataDir()}. Pass --data-dir ${this.dataDir()} to act on that directory ` +
+        `(on the server's machine, the server's own --data-dir)` +
+        (command.startsWith("outreach admin") || command === "outreach init" ? "; to manage your tokens on the server, use `outreach auth tokens`." : "."),
+      EXIT.usage,
+    );
+  }
+
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
-  openInstance(dataDir = this.dataDir()): Instance {
-    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: this.deps.serverConfig, dkimKeys: this.deps.dkimKeys });
+  openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
+    const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;
   }
@@ -104,13 +132,16 @@ export class CommandContext {
 
   private async makeClient(sampleOnFirstUse = false): Promise<ApiClient> {
     const mode = this.mode();
+    this.talksHttp = mode.kind === "remote";
     if (mode.kind === "remote") {
       if (!mode.token) {
         throw new CliError(`no token for ${mode.baseUrl}: pass --token, set OUTREACH_TOKEN, or run \`outreach auth login\``, EXIT.auth);
       }
-      return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token);
+      return new ApiClient(new RemoteTransport(mode.baseUrl), mode.token, this.retryPolicy());
     }
-    const instance = this.openInstance(mode.dataDir);
+    // The caller owns the data directory: no rate limit between it and itself
+    // (docs/cli.md, "Local or remote"). A server's limit is for its many callers.
+    const instance = this.openInstance(mode.dataDir, { rateLimitPerMinute: 0 });
     const firstUse = instance.services.identity.users.count() === 0;
     const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
     if (sampleOnFirstUse && firstUse && instance.services.placesImport.isEmpty()) {
@@ -120,6 +151,14 @@ export class CommandContext {
     }
     const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
+  }
+
+  /** Against a server, a 429 is waited out (Retry-After) and the request sent again, saying so on stderr. */
+  private retryPolicy(): RetryPolicy {
+    return {
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
+      notice: (message) => this.info(message),
+    };
   }
 
   /**
@@ -134,11 +173,10 @@ export class CommandContext {
     if (saved && this.tokenWorks(instance, saved)) return saved;
     let token: string;
     if (identity.users.count() === 0) {
-      const name = safeUserName(this.env);
-      const result = identity.bootstrap({ name, email: `${slugUser(name)}@localhost.localdomain`, team: "Personal", plan: "self-hosted" });
+      const result = identity.bootstrapDefault(safeUserName(this.env));
       token = result.token;
       this.info(`Initialised a new data directory at ${dataDir} (user ${result.user.email}, workspace "${result.team.name}", plan self-hosted).`);
-      this.info("Run `outreach init` instead to choose the name, email and workspace.");
+      this.info("Run `outreach init` to choose the name, email and workspace (it renames these).");
     } else {
       const owner = instance.services.deps.db
         .prepare("SELECT u.id, u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.role = 'owner' ORDER BY m.created_at LIMIT 1")
@@ -198,8 +236,4 @@ function safeUserName(env: NodeJS.ProcessEnv): string {
   } catch {
     return "Local user";
   }
-}
-
-function slugUser(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "me";
 }

@@ -14,16 +14,45 @@ export interface CliIO {
   signal?: AbortSignal;
 }
 
-export function processIO(signal?: AbortSignal): CliIO {
+/**
+ * The reason `signal` aborts with when the reader of stdout went away (`outreach … | head -1`):
+ * the command stops quietly and the exit code is 0 (docs/cli.md, "Pipes").
+ */
+export class StdoutClosed extends Error {
+  override name = "StdoutClosed";
+  constructor() {
+    super("stdout was closed by its reader");
+  }
+}
+
+/** Whether this run ended because stdout was closed (then the command exits 0 without a word). */
+export function stdoutWasClosed(io: CliIO): boolean {
+  return io.signal?.aborted === true && io.signal.reason instanceof StdoutClosed;
+}
+
+/**
+ * The process's own streams. A closed stdout (EPIPE) aborts `controller` with `StdoutClosed`,
+ * so a long command stops its requests, and later writes are dropped instead of raising
+ * an error nobody handles (which printed a stack trace). Errors of stderr are ignored: there
+ * is nowhere left to report them.
+ */
+export function processIO(controller?: AbortController): CliIO {
+  let stdoutOpen = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    stdoutOpen = false;
+    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") controller?.abort(new StdoutClosed());
+    else controller?.abort(err);
+  });
+  process.stderr.on("error", () => {});
   return {
     stdin: process.stdin,
-    stdout: process.stdout,
+    stdout: { write: (chunk: string) => stdoutOpen && process.stdout.write(chunk) },
     stderr: process.stderr,
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     columns: process.stdout.columns,
-    signal,
+    signal: controller?.signal,
   };
 }
 

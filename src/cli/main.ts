@@ -2,13 +2,16 @@ import { Command, CommanderError } from "commander";
 import { ApiError } from "../client/api-client.js";
 import { CommandContext, type RunDeps } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
-import { processIO, type CliIO } from "./io.js";
+import { effectiveEnv, givenOrUndefined } from "./environment.js";
+import { commandOf, inFlagLanguage, misspelledFlags } from "./flag-language.js";
+import { processIO, stdoutWasClosed, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerDeliver } from "./commands/deliver.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
 import { registerCampaigns } from "./commands/campaigns.js";
+import { registerCompletion } from "./commands/completion.js";
 import { registerContacts } from "./commands/contacts.js";
 import { registerInit } from "./commands/init.js";
 import { registerKeys } from "./commands/keys.js";
@@ -36,7 +39,18 @@ const COMMAND_GROUPS = [
   registerServe,
   registerDeliver,
   registerAdmin,
+  registerCompletion,
 ];
+
+/** Commands that act on a local data directory directly instead of through the API. */
+const OPERATOR_COMMANDS = new Set(["init", "admin", "places"]);
+
+/** `["admin", "users", "create"]` for `outreach admin users create`. */
+function commandPath(command: Command): string[] {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names;
+}
 
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command("outreach")
@@ -59,7 +73,11 @@ Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 not found, 4 unauthorized
 5 conflict, 6 quota, rate limit or provider failure, 130 interrupted.`,
     );
   program.hook("preAction", (_this, action) => {
-    ctx.globals = action.optsWithGlobals();
+    const options = action.optsWithGlobals();
+    ctx.globals = { ...options, dataDir: givenOrUndefined(options.dataDir), baseUrl: givenOrUndefined(options.baseUrl), token: givenOrUndefined(options.token) };
+    ctx.command = action;
+    const path = commandPath(action);
+    if (OPERATOR_COMMANDS.has(path[0]!)) ctx.refuseOperatorOnRemote(`outreach ${path.join(" ")}`);
   });
   for (const register of COMMAND_GROUPS) register(program, ctx);
   return program;
@@ -77,7 +95,8 @@ function configureTree(command: Command, io: CliIO): void {
 }
 
 /** Run the CLI with injected I/O; returns the exit code and never calls process.exit. */
-export async function run(argv: readonly string[], io: CliIO, env: NodeJS.ProcessEnv, deps: RunDeps = {}): Promise<number> {
+export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.ProcessEnv, deps: RunDeps = {}): Promise<number> {
+  const env = effectiveEnv(givenEnv);
   const ctx = new CommandContext(io, env, deps);
   const program = buildProgram(ctx);
   configureTree(program, io);
@@ -85,9 +104,15 @@ export async function run(argv: readonly string[], io: CliIO, env: NodeJS.Proces
     await program.parseAsync([...argv], { from: "user" });
     return EXIT.ok;
   } catch (err) {
+    // `| head -1` closed stdout: what the reader wanted is out; nothing to report.
+    if (stdoutWasClosed(io)) return EXIT.ok;
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return EXIT.ok;
-      // commander has already printed its message.
+      // commander has already printed its message; it names a misspelt flag itself,
+      // except behind a missing required option, which it reports first.
+      if (err.code === "commander.missingMandatoryOptionValue") {
+        for (const { typed, suggestion } of misspelledFlags(commandOf(program, argv), argv)) io.stderr.write(`(${typed} is not an option: did you mean ${suggestion}?)\n`);
+      }
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const code = exitCodeFor(err);
@@ -95,8 +120,11 @@ export async function run(argv: readonly string[], io: CliIO, env: NodeJS.Proces
       io.stderr.write("interrupted\n");
       return code;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    const prefix = err instanceof ApiError ? `error (HTTP ${err.status})` : "error";
+    const raw = err instanceof Error ? err.message : String(err);
+    // A 400 names the API's fields; the user typed flags.
+    const message = err instanceof ApiError && err.status === 400 ? inFlagLanguage(raw, ctx.command) : raw;
+    // In local mode no HTTP was involved: the status would only puzzle.
+    const prefix = err instanceof ApiError && ctx.talksHttp !== false ? `error (HTTP ${err.status})` : "error";
     io.stderr.write(`${ctx.color.red(prefix)}: ${message}\n`);
     if (code === EXIT.error && !(err instanceof ApiError) && env.OUTREACH_DEBUG && err instanceof Error && err.stack) {
       io.stderr.write(err.stack + "\n");
@@ -119,7 +147,7 @@ export async function main(): Promise<number> {
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
   try {
-    const code = await run(process.argv.slice(2), processIO(controller.signal), process.env);
+    const code = await run(process.argv.slice(2), processIO(controller), process.env);
     // Unreferenced: when nothing is left, the process ends at once, as before.
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
     return code;

@@ -26,9 +26,43 @@ function tsvCell(value: string | number | boolean | null | undefined): string {
   return cell(value).replace(/[\t\r\n]+/g, " ");
 }
 
+/** Columns of a terminal whose width is unknown. */
+const DEFAULT_COLUMNS = 80;
+/** A column is not squeezed below this (its header or its values, if shorter). */
+const MIN_COLUMN = 6;
+
+/** Display width of a cell's text: one a code point (a good approximation for the names and URLs shown here). */
+function displayWidth(text: string): number {
+  return [...text].length;
+}
+
+/** Table cells show one line: line breaks and tabs become spaces. */
+function oneLine(value: string | number | boolean | null | undefined): string {
+  return cell(value).replace(/[\t\r\n]+/g, " ");
+}
+
+/**
+ * Content widths that fit `available` characters of content: while too wide, the widest
+ * column gives up one character (its cells are then cut with "…"), never below MIN_COLUMN.
+ */
+export function fitColumnWidths(natural: readonly number[], available: number): number[] {
+  const widths = [...natural];
+  const floor = natural.map((w) => Math.min(w, MIN_COLUMN));
+  let total = widths.reduce((a, b) => a + b, 0);
+  while (total > available) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) break;
+    widths[widest]!--;
+    total--;
+  }
+  return widths;
+}
+
 /**
  * GitHub CLI style: a table on a terminal, tab-separated rows (no header) when piped,
- * so `cut -f2` works. JSON is a separate, explicit choice (`--json`).
+ * so `cut -f2` works. JSON is a separate, explicit choice (`--json`). The table fits the
+ * terminal's width: one line per row, no rules between rows, long cells cut with "…".
  */
 export function printRows<T>(io: CliIO, env: NodeJS.ProcessEnv, rows: readonly T[], columns: readonly Column<T>[]): void {
   if (!io.stdoutIsTTY) {
@@ -36,12 +70,20 @@ export function printRows<T>(io: CliIO, env: NodeJS.ProcessEnv, rows: readonly T
     return;
   }
   const color = useColor({ ...io, stderrIsTTY: io.stdoutIsTTY }, env);
+  const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
+  const natural = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
+  // Each column has a space of padding on both sides and a border after it, plus the first border.
+  const available = (io.columns ?? DEFAULT_COLUMNS) - (3 * columns.length + 1);
+  const widths = fitColumnWidths(natural, available);
   const table = new Table({
     head: columns.map((c) => c.header),
+    colWidths: widths.map((w) => w + 2),
+    wordWrap: false,
+    truncate: "…",
+    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
     style: { head: color ? ["cyan"] : [], border: color ? ["grey"] : [] },
-    wordWrap: true,
   });
-  for (const row of rows) table.push(columns.map((c) => cell(c.value(row))));
+  for (const row of cells) table.push(row);
   io.stdout.write(table.toString() + "\n");
 }
 
@@ -57,4 +99,36 @@ export function printRecord(io: CliIO, pairs: ReadonlyArray<[string, string | nu
 
 export function printJson(io: CliIO, value: unknown): void {
   io.stdout.write(JSON.stringify(value, null, 2) + "\n");
+}
+
+const UNITS: Array<[string, number]> = [
+  ["year", 365 * 24 * 3600_000],
+  ["month", 30 * 24 * 3600_000],
+  ["day", 24 * 3600_000],
+  ["hour", 3600_000],
+  ["minute", 60_000],
+];
+
+/** "3 hours ago", "in 5 days", "just now": the largest whole unit, as a person says it. */
+export function relativeTime(iso: string, now: Date): string {
+  const delta = new Date(iso).getTime() - now.getTime();
+  const size = Math.abs(delta);
+  for (const [unit, ms] of UNITS) {
+    if (size >= ms) {
+      const n = Math.floor(size / ms);
+      const text = `${n} ${unit}${n === 1 ? "" : "s"}`;
+      return delta < 0 ? `${text} ago` : `in ${text}`;
+    }
+  }
+  return delta <= 0 ? "just now" : "in a moment";
+}
+
+/**
+ * A timestamp in a table: relative on a terminal (people read "2 days ago" faster than
+ * an ISO string), the exact ISO value when piped (scripts compare and sort it); `none`
+ * when there is no value.
+ */
+export function timeCell(io: CliIO, now: Date, iso: string | null | undefined, none = ""): string {
+  if (!iso) return none;
+  return io.stdoutIsTTY ? relativeTime(iso, now) : iso;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import {
   contract,
@@ -5,6 +6,7 @@ import {
   type BodyOf,
   type Contract,
   type OperationId,
+  type OperationSpec,
   type ParamsOf,
   type ProgressOf,
   type QueryOf,
@@ -45,7 +47,11 @@ type Slot<Name extends string, S, Wire> = S extends z.ZodType
 /** What a call sends: `params`, `query` and `body` typed from the operation's schemas (`z.input`), and a signal. */
 export type CallInput<K extends OperationId> = Slot<"params", ParamsOf<Contract[K]>, z.input<Extract<ParamsOf<Contract[K]>, z.ZodType>>> &
   Slot<"query", QueryOf<Contract[K]>, QueryInput<z.input<Extract<QueryOf<Contract[K]>, z.ZodType>>>> &
-  Slot<"body", BodyOf<Contract[K]>, z.input<Extract<BodyOf<Contract[K]>, z.ZodType>>> & { signal?: AbortSignal };
+  Slot<"body", BodyOf<Contract[K]>, z.input<Extract<BodyOf<Contract[K]>, z.ZodType>>> & {
+    signal?: AbortSignal;
+    /** `false`: a 429 is the caller's to handle (it waits on its own terms), not the retry policy's. */
+    waitOnRateLimit?: false;
+  };
 
 /** The input is optional when nothing in it is required. */
 type CallArgs<K extends OperationId> = {} extends CallInput<K> ? [input?: CallInput<K>] : [input: CallInput<K>];
@@ -57,6 +63,8 @@ export type CallResult<K extends OperationId> = z.output<ResponseOf<Contract[K]>
 export type StreamEvent<K extends StreamOperationId> =
   | { type: "progress"; data: z.output<ProgressOf<Contract[K]>>; raw: string }
   | { type: "complete"; data: CallResult<K>; raw: string };
+
+type RequestInput = { params?: unknown; query?: unknown; body?: unknown; signal?: AbortSignal; waitOnRateLimit?: false };
 
 function queryString(query: Record<string, unknown> | undefined): string {
   const params = new URLSearchParams();
@@ -84,6 +92,30 @@ function issuePaths(error: z.ZodError): string {
 }
 
 /**
+ * What the client does with a 429 (rate limited): wait what the server's `Retry-After`
+ * asks and send the request again, at most `maxRetries` times per request, saying so
+ * through `notice`; a wait longer than `maxWaitSeconds` is not waited out (the 429 is the
+ * answer). Without a policy a 429 is returned as it is.
+ */
+export interface RetryPolicy {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  notice(message: string): void;
+  /** Default 5. */
+  maxRetries?: number;
+  /** Default 120. */
+  maxWaitSeconds?: number;
+}
+
+/** Whole seconds to wait from a `Retry-After` value (seconds, or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^[0-9]+$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/**
  * The typed client every CLI command uses, derived from the API contract
  * (src/core/contract/): `call("contacts.add", {body})`, `stream("leads.search", {body})`.
  * Answers are checked against the same zod schemas the server validates with, so a remote
@@ -93,17 +125,35 @@ export class ApiClient {
   constructor(
     readonly transport: Transport,
     private readonly token: string | undefined,
+    private readonly retry?: RetryPolicy,
   ) {}
 
   /** The same server with another bearer (a team API key for one call, say). */
   withToken(token: string): ApiClient {
-    return new ApiClient(this.transport, token);
+    return new ApiClient(this.transport, token, this.retry);
+  }
+
+  /** Send one operation; a 429 is waited out and sent again as the retry policy says. */
+  private async send(id: OperationId, input: RequestInput | undefined, accept: string): Promise<Response> {
+    const maxRetries = this.retry?.maxRetries ?? 5;
+    // One key for the call and all its retries: a repeat can never create twice.
+    const idempotencyKey = (contract[id] as OperationSpec).idempotent ? randomUUID() : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.transport.send(this.buildRequest(id, input, accept, idempotencyKey));
+      if (response.status !== 429 || !this.retry || input?.waitOnRateLimit === false || attempt > maxRetries) return response;
+      // Without Retry-After: 1, 2, 4, 8, 16 seconds.
+      const wait = retryAfterSeconds(response.headers.get("retry-after")) ?? 2 ** (attempt - 1);
+      if (wait > (this.retry.maxWaitSeconds ?? 120)) return response;
+      await response.body?.cancel().catch(() => {});
+      this.retry.notice(`rate limited by ${this.transport.target}: waiting ${wait} s as it asks, then retrying (${attempt} of ${maxRetries})`);
+      await this.retry.sleep(wait * 1000, input?.signal);
+    }
   }
 
   /** One operation, answered as JSON. */
   async call<K extends OperationId>(id: K, ...[input]: CallArgs<K>): Promise<CallResult<K>> {
     const operation = contract[id];
-    const response = await this.transport.send(this.buildRequest(id, input, "application/json"));
+    const response = await this.send(id, input, "application/json");
     if (!response.ok) throw await readError(response);
     const text = await response.text();
     let value: unknown;
@@ -128,7 +178,7 @@ export class ApiClient {
    */
   async *stream<K extends StreamOperationId>(id: K, ...[input]: CallArgs<K>): AsyncGenerator<StreamEvent<K>> {
     const operation = contract[id];
-    const response = await this.transport.send(this.buildRequest(id, input, "application/x-ndjson"));
+    const response = await this.send(id, input, "application/x-ndjson");
     if (!response.ok) throw await readError(response);
     const unexpected = (what: string) => new ApiError(200, `${what} from the server for ${operation.path}`, undefined, {}, response.headers);
     const toEvent = (raw: string): StreamEvent<K> => {
@@ -179,9 +229,10 @@ export class ApiClient {
     }
   }
 
-  private buildRequest(id: OperationId, input: { params?: unknown; query?: unknown; body?: unknown; signal?: AbortSignal } | undefined, accept: string): Request {
+  private buildRequest(id: OperationId, input: RequestInput | undefined, accept: string, idempotencyKey?: string): Request {
     const operation = contract[id];
     const headers: Record<string, string> = { accept };
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let body: string | undefined;
     if (input?.body !== undefined) {

@@ -12,7 +12,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       // zod 4 leaves the input out of issues; its message ends with what it received.
       const received = /received (\w+)$/.exec(issue.message)?.[1];
       if (received === "undefined") return "is required";
-      const expected = issue.expected === "int" ? "an integer" : issue.expected === "array" || issue.expected === "object" ? `an ${issue.expected}` : `a ${issue.expected}`;
+      // A record is a JSON object to whoever sends one.
+      const expected =
+        issue.expected === "int" ? "an integer" : issue.expected === "array" || issue.expected === "object" || issue.expected === "record" ? `an ${issue.expected === "record" ? "object" : issue.expected}` : `a ${issue.expected}`;
       return `must be ${expected}${received ? ` (got ${received})` : ""}`;
     }
     case "too_small":

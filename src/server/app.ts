@@ -8,9 +8,19 @@ import { readJsonBody } from "./body.js";
 import { corsHeaders, preflightHeaders } from "./cors.js";
 import { API_HEADERS, errorResponse, jsonResponse, type Logger } from "./errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
 import { WriteTurns } from "./write-turns.js";
+import { IdempotencyService, type IdempotentStart, type StoredAnswer } from "../services/idempotency.js";
+
+/** The header of idempotent requests (docs/api.md, "Idempotent requests"). */
+const IDEMPOTENCY_HEADER = "idempotency-key";
+
+/** A stored answer, replayed as it was first given. */
+function storedResponse(answer: StoredAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.type ? { "content-type": answer.type } : {} });
+}
 
 export interface ApiApp {
   /** A fetch handler: used in-process by the CLI's local transport and by `serve`. */
@@ -49,6 +59,10 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   const cutoff = new AbortController();
 
   const h3 = new H3({
+    // Every answer carries the request's id (docs/api.md, "Request ids"); `serve` logs it.
+    onResponse: (response, event) => {
+      response.headers.set(REQUEST_ID_HEADER, requestIdOf(event));
+    },
     // Errors h3 raises itself (a malformed URL, say) get our body shape too.
     onError: (error) => jsonResponse(error.status >= 400 && error.status < 500 ? error.status : 500, {
       error: error.status >= 400 && error.status < 500 ? error.message || "bad request" : "internal error",
@@ -94,7 +108,6 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
     h3.on(spec.method, spec.path, async (event: H3Event) => {
       const request = event.req as Request;
       const headers: Record<string, string> = corsHeaders(cors, request.headers.get("origin"));
-      const style = spec.errorStyle ?? "plain";
       let principal: Principal | undefined;
       try {
         if (draining) throw new AppError("shutting_down", "the server is shutting down");
@@ -105,28 +118,69 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
         if (spec.method !== "GET") await writeTurns.next();
-        const ctx: AnyRouteContext = {
-          event,
-          request,
-          services,
-          principal,
-          body,
-          query,
-          params,
-          signal: request.signal,
-          cutoff: cutoff.signal,
-          wantsNdjson: spec.stream !== undefined && wantsNdjson(request),
-          log,
-        };
-        const result = await spec.handler(ctx);
-        if (result instanceof Response) return withHeaders(result, headers);
-        return jsonResponse(spec.successStatus ?? 200, result, headers);
+        const parsed = { event, request, principal, body, query, params };
+        const idempotencyKey = spec.idempotent ? request.headers.get(IDEMPOTENCY_HEADER) : null;
+        if (idempotencyKey !== null && principal) {
+          const start = services.idempotency.begin(principal.teamId, idempotencyKey, IdempotencyService.requestHash(spec.id, params, body));
+          if (start.kind === "replay") return withHeaders(storedResponse(start.answer), { ...headers, "idempotent-replayed": "true" });
+          return await remembered(start, () => run(spec, parsed, headers));
+        }
+        return await run(spec, parsed, headers);
       } catch (err) {
-        const extra = () => (principal && spec.errorBody ? spec.errorBody(services, principal) : {});
-        const response = errorResponse(err, style, log, extra);
-        return withHeaders(response, headers);
+        return failure(spec, principal, err, headers);
       }
     });
+  }
+
+  /** An error as the operation's error body, with the request's headers. */
+  function failure(spec: RouteSpec, principal: Principal | undefined, err: unknown, headers: Record<string, string>): Response {
+    const extra = () => (principal && spec.errorBody ? spec.errorBody(services, principal) : {});
+    return withHeaders(errorResponse(err, spec.errorStyle ?? "plain", log, extra), headers);
+  }
+
+  /** The handler, and its answer (an error included) as a Response. */
+  async function run(
+    spec: RouteSpec,
+    parsed: Pick<AnyRouteContext, "event" | "request" | "principal" | "body" | "query" | "params">,
+    headers: Record<string, string>,
+  ): Promise<Response> {
+    try {
+      const ctx: AnyRouteContext = {
+        ...parsed,
+        services,
+        signal: parsed.request.signal,
+        cutoff: cutoff.signal,
+        wantsNdjson: spec.stream !== undefined && wantsNdjson(parsed.request),
+        log,
+      };
+      const result = await spec.handler(ctx);
+      if (result instanceof Response) return withHeaders(result, headers);
+      return jsonResponse(spec.successStatus ?? 200, result, headers);
+    } catch (err) {
+      return failure(spec, parsed.principal, err, headers);
+    }
+  }
+
+  /**
+   * Run a request that holds an idempotency reservation: its answer is stored for
+   * repeats, unless the server failed (5xx), when the key is released so a retry does
+   * the work.
+   */
+  async function remembered(start: Extract<IdempotentStart, { kind: "run" }>, work: () => Promise<Response>): Promise<Response> {
+    let response: Response;
+    try {
+      response = await work();
+    } catch (err) {
+      start.release();
+      throw err;
+    }
+    if (response.status >= 500) {
+      start.release();
+      return response;
+    }
+    const answer = { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+    start.complete(answer);
+    return new Response(answer.body, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   for (const spec of routes) mount(spec);

@@ -7,7 +7,7 @@ export function corsHeaders(origins: readonly string[], requestOrigin: string | 
   if (!origins.includes("*") && !origins.includes(requestOrigin)) return {};
   return {
     "access-control-allow-origin": origins.includes("*") ? "*" : requestOrigin,
-    "access-control-expose-headers": "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
+    "access-control-expose-headers": "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, WWW-Authenticate, Idempotent-Replayed",
     vary: "Origin",
   };
 }

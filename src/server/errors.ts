@@ -34,5 +34,7 @@ export function errorResponse(err: unknown, style: ErrorStyle, log: Logger, extr
     }
     Object.assign(body, { code: e.code }, fallback, e.body);
   }
-  return jsonResponse(e.status, body, e.headers);
+  // RFC 6750: a 401 names the scheme the client should authenticate with.
+  const headers = e.status === 401 ? { "www-authenticate": `Bearer realm="outreach"`, ...e.headers } : e.headers;
+  return jsonResponse(e.status, body, headers);
 }

@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { toNodeHandler } from "h3/node";
 import type { ApiApp } from "./app.js";
 import type { Logger } from "./errors.js";
+import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id.js";
 
 export interface RunningServer {
   url: string;
@@ -42,13 +43,17 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
   let connections = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    // The id is settled here so the log line has it; the app echoes it (it is sane by now).
+    const id = requestIdFrom(req.headers[REQUEST_ID_HEADER] as string | undefined);
+    req.headers[REQUEST_ID_HEADER] = id;
     keepBodylessConnectionsShort(req, res, () => stopping);
-    // One line per request: method, path (never the query, which can hold personal data), status, ms.
+    // One line per request: ISO time, request id, method, path (never the query, which can
+    // hold personal data), status, ms.
     res.once("close", () => {
       // An unsubscribe token is a capability: logged by its first characters only.
       const path = (req.url ?? "/").split("?")[0]!.replace(/^(\/u\/[^/]{0,8})[^/]*/, "$1…");
       const ms = (performance.now() - started).toFixed(1);
-      options.log(`${req.method} ${path} ${res.statusCode} ${ms}ms${res.writableFinished ? "" : " (client went away)"}`);
+      options.log(`${new Date().toISOString()} ${id} ${req.method} ${path} ${res.statusCode} ${ms}ms${res.writableFinished ? "" : " (client went away)"}`);
       // While stopping, a connection whose response is done has nothing left to do.
       if (stopping) setImmediate(() => server.closeIdleConnections());
     });

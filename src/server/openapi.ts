@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pathParameterNames, type Operation } from "../core/contract/index.js";
 import { ErrorBody } from "../core/schemas/common.js";
+import { Quota } from "../core/schemas/quota.js";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request: the message names each bad field and why (also: body not UTF-8 or not JSON, a key given twice, nesting deeper than 32 levels)",
@@ -31,6 +32,56 @@ function propertiesOf(schema: z.ZodType): { properties: Record<string, unknown>;
   const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown>; required?: string[] };
   return { properties: json.properties ?? {}, required: json.required ?? [] };
 }
+
+/**
+ * Query parameters travel as text, but one that stands for a number is described as the
+ * number (`page`: integer 1..1000000), as a client should send it: the schema of what
+ * the text becomes, where that is a number.
+ */
+function queryParameters(schema: z.ZodType): { properties: Record<string, unknown>; required: string[] } {
+  const input = propertiesOf(schema);
+  const output = (z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as { properties?: Record<string, { type?: string }> }).properties ?? {};
+  const properties: Record<string, unknown> = {};
+  for (const [name, described] of Object.entries(input.properties)) {
+    const type = output[name]?.type;
+    properties[name] = type === "integer" || type === "number" ? output[name] : described;
+  }
+  return { properties, required: input.required };
+}
+
+/**
+ * `.meta({ documentedAs: "ContactInput" })` on a schema that accepts anything because its
+ * value is checked elsewhere (each import item on its own) documents it as that component.
+ */
+function documentedAs(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const name = ctx.jsonSchema.documentedAs;
+  if (typeof name !== "string") return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  ctx.jsonSchema.$ref = `#/components/schemas/${name}`;
+}
+
+/** Any JSON value, recursively: what free-form objects hold (`FreeFormValue` in core/schemas/common.ts). */
+const JSON_VALUE_SCHEMA = {
+  description: "Any JSON value",
+  anyOf: [
+    { type: "string" },
+    { type: "number" },
+    { type: "boolean" },
+    { type: "null" },
+    { type: "array", items: { $ref: "#/components/schemas/JsonValue" } },
+    { type: "object", additionalProperties: { $ref: "#/components/schemas/JsonValue" } },
+  ],
+};
+
+/** Headers every authenticated answer carries, and those of particular statuses (docs/api.md, "Conventions"). */
+const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": { description: "Requests allowed per minute for this token", schema: { type: "integer", minimum: 0 } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer", minimum: 0 } },
+  "X-RateLimit-Reset": { description: "When the bucket is full again (Unix seconds)", schema: { type: "integer", minimum: 0 } },
+};
+const REQUEST_ID_HEADER = { "X-Request-Id": { description: "The request's id: the caller's X-Request-Id when sane, else a new one", schema: { type: "string", maxLength: 64 } } };
+const RETRY_AFTER_HEADER = { "Retry-After": { description: "Whole seconds to wait before retrying", schema: { type: "integer", minimum: 0 } } };
+const WWW_AUTHENTICATE_HEADER = { "WWW-Authenticate": { description: "The scheme to authenticate with: Bearer", schema: { type: "string" } } };
 
 /**
  * OpenAPI 3.1 generated from the API contract (src/core/contract/): the same zod schemas
@@ -81,8 +132,18 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
       parameters.push({ name, in: "path", required: true, schema: pathSchemas[name] ?? { type: "string" } });
     }
     if (route.query) {
-      const { properties, required } = propertiesOf(route.query);
+      const { properties, required } = queryParameters(route.query);
       for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: "query", required: required.includes(name), schema });
+    }
+    if (route.idempotent) {
+      op["x-idempotent"] = true;
+      parameters.push({
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "A repeat with the same key and request within 24 hours replays the first answer; the same key with another request is a 409 (docs/api.md, \"Idempotent requests\").",
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+      });
     }
     if (parameters.length) op.parameters = parameters;
 
@@ -98,20 +159,29 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
         ? { [route.produces]: { schema: { type: "string" } } }
         : { "application/json": { schema: ref(responseSchema, `${route.operationId}Response`) } };
       if (route.stream) {
-        content["application/x-ndjson"] = {
-          schema: { type: "string", description: "One JSON object a line: progress lines, then exactly one complete or error line." },
-        };
+        // Each line is one of these; a client reads the body line by line (Accept: application/x-ndjson).
+        const line = z
+          .discriminatedUnion("type", [
+            z.object({ type: z.literal("progress"), data: route.stream.progress }),
+            z.object({ type: z.literal("complete"), data: responseSchema }),
+            z.object({ type: z.literal("error"), error: z.string(), code: z.string(), quota: Quota.optional() }),
+          ])
+          .meta({ description: "One line of the NDJSON answer: progress lines, then exactly one complete or error line." });
+        content["application/x-ndjson"] = { schema: ref(line, `${route.operationId}StreamLine`) };
       }
+      const common = route.auth === "none" ? REQUEST_ID_HEADER : { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS };
       const responses: Record<string, unknown> = {
-        [String(route.successStatus ?? 200)]: { description: "Success", content },
+        [String(route.successStatus ?? 200)]: { description: "Success", headers: common, content },
       };
       const statuses = new Set<number>(route.errors ?? []);
       if (route.auth !== "none") [401, 429].forEach((s) => statuses.add(s));
       if (route.body) [400, 413, 415].forEach((s) => statuses.add(s));
       if (route.query || route.path.includes(":")) statuses.add(400);
       if (route.path.includes(":")) statuses.add(404);
+      if (route.idempotent) statuses.add(409);
       for (const status of [...statuses].sort()) {
-        responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", content: { "application/json": { schema: errorRef } } };
+        const headers = status === 429 || status === 503 ? { ...common, ...RETRY_AFTER_HEADER } : status === 401 ? { ...common, ...WWW_AUTHENTICATE_HEADER } : common;
+        responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", headers, content: { "application/json": { schema: errorRef } } };
       }
       op.responses = responses;
     });
@@ -123,14 +193,17 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
     uri: (id) => `#/components/schemas/${id}`,
     io: "output",
     unrepresentable: "any",
+    override: documentedAs,
   }) as { schemas: Record<string, Record<string, unknown>> };
   const schemas: Record<string, unknown> = {};
   for (const [id, schema] of Object.entries(components.schemas)) schemas[id] = clean(schema);
+  schemas.JsonValue = JSON_VALUE_SCHEMA;
 
   paths["/healthz"] = {
     get: {
       operationId: "health",
       summary: "Liveness check",
+      description: "Addition: 200 while serving, 503 once shutting down (no authentication).",
       tags: ["system"],
       security: [],
       "x-addition": true,
@@ -141,6 +214,7 @@ export function buildOpenApiDocument(routes: readonly Operation[]): Record<strin
     get: {
       operationId: "openapi",
       summary: "This document",
+      description: "Addition: the OpenAPI 3.1 description of the API, generated from the contract the server validates with (no authentication).",
       tags: ["system"],
       security: [],
       "x-addition": true,

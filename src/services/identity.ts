@@ -36,6 +36,19 @@ export function slugify(name: string): string {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** A user's name and email, trimmed; 400 naming the one that is not acceptable. */
+function checkedPerson(input: { name: string; email: string }): { name: string; email: string } {
+  const name = input.name.trim();
+  const email = input.email.trim();
+  if (!name || name.length > 200) throw badRequest("name must be 1 to 200 characters long");
+  if (!EMAIL.test(email) || email.length > 254) throw badRequest(`email ${JSON.stringify(email)} is not a valid email address`);
+  return { name, email };
+}
+
+/** What a data directory initialised on first use is given (and how `init` recognises one to adopt). */
+const DEFAULT_EMAIL_DOMAIN = "localhost.localdomain";
+const DEFAULT_TEAM_NAME = "Personal";
+
 /**
  * Users, workspaces, memberships and personal access tokens: what `outreach init` and
  * `outreach admin` manage. API routes read through AuthService and TeamService.
@@ -63,10 +76,7 @@ export class IdentityService {
   }
 
   createUser(input: { name: string; email: string }): UserRow {
-    const name = input.name.trim();
-    const email = input.email.trim();
-    if (!name || name.length > 200) throw badRequest("name must be 1 to 200 characters long");
-    if (!EMAIL.test(email) || email.length > 254) throw badRequest(`email ${JSON.stringify(email)} is not a valid email address`);
+    const { name, email } = checkedPerson(input);
     if (this.users.byEmail(email)) throw conflict(`a user with email ${email} already exists`);
     const row: UserRow = { id: newId("usr"), name, email, active_team_id: null, created_at: this.now() };
     this.users.insert(row);
@@ -148,7 +158,7 @@ export class IdentityService {
   }
 
   /** A new personal access token; the raw value is returned once and never stored. */
-  issuePersonalToken(userId: string, name = "cli"): { id: string; raw: string } {
+  issuePersonalToken(userId: string, name = "cli", expiresAt: string | null = null): { id: string; raw: string } {
     const token = issueToken("pat");
     const id = newId("tok");
     this.tokens.insert({
@@ -158,9 +168,123 @@ export class IdentityService {
       token_hash: token.hash,
       display_prefix: token.displayPrefix,
       created_at: this.now(),
-      expires_at: null,
+      expires_at: expiresAt,
     });
     return { id, raw: token.raw };
+  }
+
+  /** Every user with how many workspaces they belong to (`outreach admin users list`). */
+  listUsers(): Array<User & { workspaces: number; createdAt: string }> {
+    return this.users.all().map((row) => ({ ...toUser(row), workspaces: row.team_count, createdAt: row.created_at }));
+  }
+
+  /**
+   * Remove a user, their memberships and tokens. Refused (409) while they are the only
+   * owner of a workspace: it would be left with nobody who may manage it.
+   */
+  removeUser(email: string): UserRow {
+    return this.db
+      .transaction(() => {
+        const user = this.requireUserByEmail(email);
+        for (const team of this.teams.forUser(user.id)) {
+          if (team.role === "owner" && this.owners(team.id) === 1 && this.teams.members(team.id).length > 1) {
+            throw conflict(`${user.email} is the only owner of workspace ${team.slug}: make another member owner first (\`outreach admin members add --team ${team.slug} --email … --role owner\`)`);
+          }
+        }
+        this.users.delete(user.id);
+        return user;
+      })
+      .immediate();
+  }
+
+  /** Every workspace with its plan and member count (`outreach admin teams list`). */
+  listTeams(): Array<{ id: string; name: string; slug: string; plan: string; members: number; createdAt: string }> {
+    return this.teams.all().map((t) => ({ id: t.id, name: t.name, slug: t.slug, plan: t.plan, members: t.member_count, createdAt: t.created_at }));
+  }
+
+  /** Rename a workspace; its slug follows the new name unless one is given (slugs stay unique). */
+  renameTeam(input: { teamSlug: string; name: string; slug?: string }): TeamRow {
+    const name = input.name.trim();
+    if (!name || name.length > 200) throw badRequest("team name must be 1 to 200 characters long");
+    return this.db
+      .transaction(() => {
+        const team = this.requireTeamBySlug(input.teamSlug);
+        let slug: string;
+        if (input.slug !== undefined) {
+          slug = input.slug;
+          if (slugify(slug) !== slug) throw badRequest(`slug ${JSON.stringify(slug)} must be lowercase letters, digits and dashes (e.g. ${slugify(slug)})`);
+          if (slug !== team.slug && this.teams.slugExists(slug)) throw conflict(`the slug ${slug} is taken`);
+        } else {
+          slug = slugify(name) === slugify(team.name) ? team.slug : this.uniqueSlug(name);
+        }
+        this.teams.rename(team.id, name, slug);
+        return this.teams.byId(team.id)!;
+      })
+      .immediate();
+  }
+
+  /** A workspace's members (`outreach admin members list`). */
+  listMembers(teamSlug: string): Array<User & { role: Role; joinedAt: string }> {
+    const team = this.requireTeamBySlug(teamSlug);
+    return this.teams.members(team.id).map((m) => ({ id: m.user_id, name: m.name, email: m.email, role: m.role, joinedAt: m.created_at }));
+  }
+
+  /** Take a user out of a workspace; the last owner stays (409). The user keeps their other workspaces. */
+  removeMember(input: { teamSlug: string; email: string }): { team: TeamRow; user: UserRow } {
+    return this.db
+      .transaction(() => {
+        const team = this.requireTeamBySlug(input.teamSlug);
+        const user = this.requireUserByEmail(input.email);
+        const membership = this.teams.membership(team.id, user.id);
+        if (!membership) throw notFound(`${user.email} is not a member of ${team.slug}`);
+        if (membership.role === "owner" && this.owners(team.id) === 1) {
+          throw conflict(`${user.email} is the only owner of ${team.slug}: make another member owner first`);
+        }
+        this.teams.removeMember(team.id, user.id);
+        return { team, user };
+      })
+      .immediate();
+  }
+
+  private owners(teamId: string): number {
+    return this.teams.members(teamId).filter((m) => m.role === "owner").length;
+  }
+
+  /**
+   * The data directory as the CLI initialises it on first use (docs/cli.md, "Local or
+   * remote"): one user at `@localhost.localdomain` and their "Personal" workspace.
+   */
+  bootstrapDefault(userName: string): { user: UserRow; team: TeamRow; token: string } {
+    const local = userName.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "me";
+    return this.bootstrap({ name: userName, email: `${local}@${DEFAULT_EMAIL_DOMAIN}`, team: DEFAULT_TEAM_NAME, plan: "self-hosted" });
+  }
+
+  /** The one user of a directory initialised with defaults, or undefined when it holds anything else. */
+  defaultOwner(): { user: UserRow; team: TeamRow } | undefined {
+    const users = this.users.all();
+    if (users.length !== 1 || !users[0]!.email.toLowerCase().endsWith(`@${DEFAULT_EMAIL_DOMAIN}`)) return undefined;
+    const teams = this.teams.forUser(users[0]!.id);
+    if (teams.length !== 1 || teams[0]!.role !== "owner") return undefined;
+    return { user: users[0]!, team: this.teams.byId(teams[0]!.id)! };
+  }
+
+  /**
+   * `outreach init` on a directory initialised with defaults: the default user and
+   * workspace become the ones asked for (what they hold stays), with a new token.
+   */
+  adoptDefault(input: { name: string; email: string; team: string; plan: string }): { user: UserRow; team: TeamRow; token: string } {
+    return this.db
+      .transaction(() => {
+        const adopted = this.defaultOwner();
+        if (!adopted) throw conflict("the data directory is not one initialised with defaults");
+        const { name, email } = checkedPerson(input);
+        this.users.rename(adopted.user.id, name, email);
+        const team = this.renameTeam({ teamSlug: adopted.team.slug, name: input.team });
+        this.setPlan({ teamSlug: team.slug, plan: input.plan });
+        const token = this.issuePersonalToken(adopted.user.id, "init");
+        return { user: this.users.byId(adopted.user.id)!, team: this.teams.byId(team.id)!, token: token.raw };
+      })
+      .immediate();
   }
 
   /** The first user, their workspace and a token, in one transaction: what `outreach init` does. */

@@ -13,12 +13,14 @@ import { ContactService } from "./contacts.js";
 import { contactsColumnSet } from "./contacts-encryption.js";
 import type { ServiceDeps } from "./deps.js";
 import { EnrichmentService } from "./enrichment.js";
+import { IdempotencyService } from "./idempotency.js";
 import { IdentityService } from "./identity.js";
 import { KeyRotationService } from "./key-rotation.js";
 import { KeyringSource } from "./keyring-source.js";
 import type { LeadEnricher } from "./lead-enricher.js";
 import { LeadSearchService } from "./lead-search.js";
 import { PlacesImportService } from "./places-import.js";
+import { PersonalTokenService } from "./personal-tokens.js";
 import { PlanService } from "./plans.js";
 import { RegionDownloadService } from "./region-downloads.js";
 import { QuotaService } from "./quota.js";
@@ -42,8 +44,12 @@ export interface Services {
   plans: PlanService;
   identity: IdentityService;
   auth: AuthService;
+  /** The caller's own personal access tokens (list, create, revoke). */
+  personalTokens: PersonalTokenService;
   teams: TeamService;
   rateLimiter: RateLimiter;
+  /** `Idempotency-Key`: the first answer of a repeated create or send. */
+  idempotency: IdempotencyService;
   sendingDomains: SendingDomainService;
   campaigns: CampaignService;
   teamApiKeys: TeamApiKeyService;
@@ -138,8 +144,10 @@ export function createServices(deps: ServiceDeps): Services {
   const plans = new PlanService({ db });
   const identity = new IdentityService({ db, clock, plans });
   const auth = new AuthService({ db, clock });
+  const personalTokens = new PersonalTokenService({ db, clock, identity });
   const teams = new TeamService({ db });
   const rateLimiter = new RateLimiter({ clock, limitPerMinute: config.rateLimitPerMinute });
+  const idempotency = new IdempotencyService({ db, clock });
   const keys = new KeyringSource(deps);
   const contacts = new ContactService({ db, clock, keys, plans });
   const keyRotation = new KeyRotationService({ db });
@@ -176,8 +184,10 @@ export function createServices(deps: ServiceDeps): Services {
     plans,
     identity,
     auth,
+    personalTokens,
     teams,
     rateLimiter,
+    idempotency,
     keys,
     contacts,
     keyRotation,

@@ -1,6 +1,6 @@
 import { AppError, badRequest, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
-import { Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
+import { DEFAULT_RADIUS_KM, Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
 import type { GeocodeResult, Geocoder } from "../providers/geocode/geocoder.js";
 import { PAGE_SIZE, type PlaceSearchProvider } from "../providers/places/provider.js";
 import { ServiceError } from "../providers/service-http.js";
@@ -12,8 +12,6 @@ import { PageTokens, type SearchParameters } from "./page-token.js";
 import type { EffectiveLimits, PlanService } from "./plans.js";
 import type { QuotaService } from "./quota.js";
 
-/** The radius of a search that gives none. */
-export const DEFAULT_RADIUS_KM = 5;
 
 /** What the search produces, in order: progress snapshots, then one complete result. */
 export type SearchEvent = { type: "progress"; data: Partial<SearchResult> & { leads: SearchResult["leads"] } } | { type: "complete"; data: SearchResult };
@@ -177,6 +175,13 @@ export class LeadSearchService {
 
         const enriched = yield* enrich(deps.enricher, teamId, leads, { signal, cutoff, refresh }, (snapshot) => ({ center, leads: snapshot, nextPageToken, ...notes }), log);
         signal.throwIfAborted();
+        // An empty first page says plainly when nothing was imported there to find (unless the
+        // local source already said its whole index is empty).
+        const saidByLocal = page.warnings?.some((w) => w.startsWith("local:")) ?? false;
+        const warnings = [
+          ...(page.warnings ?? []),
+          ...(cursor === null && leads.length === 0 && !saidByLocal && !deps.geocoder.hasPlacesWithin(center, params.radiusKm) ? [noPlacesNear(params.location, center, params.radiusKm)] : []),
+        ];
         yield {
           type: "complete",
           data: {
@@ -188,11 +193,20 @@ export class LeadSearchService {
             resolvedLocation,
             didYouMean,
             ...notes,
+            ...(warnings.length ? { warnings } : {}),
           },
         };
       },
     };
   }
+}
+
+/** The warning of a search where the index holds no place within the radius. */
+function noPlacesNear(location: string, center: LatLng, radiusKm: number): string {
+  return (
+    `local: no places imported within ${radiusKm} km of ${location} (${center.lat.toFixed(4)}, ${center.lng.toFixed(4)}); ` +
+    "import a region with `outreach places download <region> --import` or `outreach places import FILE` (docs/data.md)"
+  );
 }
 
 /**

@@ -36,26 +36,47 @@ export interface PageState {
 }
 
 interface Payload {
-  v: 1;
+  /** 2: `params` leaves out lat/lng, which `pin` holds; 1 (before): `params` covered them. */
+  v: 1 | 2;
   team: string;
   params: string;
   search: string;
   lat: number;
   lng: number;
+  /** The lat/lng the first page was asked with (null: none). */
+  pin?: [number, number] | null;
   cursor: string;
   exp: number;
   /** The resolved location's name and kind (its point is lat/lng). */
   loc?: [string, ResolvedLocation["kind"]];
 }
 
-function digest(params: SearchParameters): string {
+function digest(params: SearchParameters, withCoordinates: boolean): string {
   // The sort and the sources join the list only when not the default, so tokens issued
   // before they existed still verify for a search with the defaults.
-  const bound: unknown[] = [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm];
+  const bound: unknown[] = withCoordinates
+    ? [params.location, params.keywords, params.lat, params.lng, params.locationPlaceId, params.radiusKm]
+    : [params.location, params.keywords, params.locationPlaceId, params.radiusKm];
   if (params.sort !== "relevance") bound.push(params.sort);
   if (params.sources) bound.push({ sources: params.sources });
   const canonical = JSON.stringify(bound);
   return createHash("sha256").update(canonical).digest("base64url");
+}
+
+/** Coordinates as they travel in JSON compare exactly; the margin only forgives a client's own rounding of the last digits. */
+function samePoint(lat: number, lng: number, other: { lat: number; lng: number }): boolean {
+  return Math.abs(lat - other.lat) < 1e-9 && Math.abs(lng - other.lng) < 1e-9;
+}
+
+/**
+ * The lat/lng of a following page (docs/api.md, "Pages": the client may send "the
+ * centre" again): those of the first request, the `center` the first page returned, or
+ * none at all. Any other point is another search.
+ */
+function coordinatesMatch(params: SearchParameters, payload: Payload): boolean {
+  if (params.lat === null || params.lng === null) return params.lat === params.lng;
+  const pin = payload.pin;
+  return (pin !== null && pin !== undefined && samePoint(params.lat, params.lng, { lat: pin[0], lng: pin[1] })) || samePoint(params.lat, params.lng, payload);
 }
 
 /**
@@ -72,12 +93,13 @@ export class PageTokens {
 
   issue(teamId: string, params: SearchParameters, state: PageState): string {
     const payload: Payload = {
-      v: 1,
+      v: 2,
       team: teamId,
-      params: digest(params),
+      params: digest(params, false),
       search: state.searchId,
       lat: state.center.lat,
       lng: state.center.lng,
+      pin: params.lat !== null && params.lng !== null ? [params.lat, params.lng] : null,
       cursor: state.cursor,
       exp: this.clock.now().getTime() + PAGE_TOKEN_TTL_MS,
       ...(state.resolvedLocation ? { loc: [state.resolvedLocation.name, state.resolvedLocation.kind] as [string, ResolvedLocation["kind"]] } : {}),
@@ -97,12 +119,13 @@ export class PageTokens {
     } catch {
       throw badRequest("pageToken: not a valid page token");
     }
-    if (payload.v !== 1 || payload.team !== teamId) {
+    if ((payload.v !== 1 && payload.v !== 2) || payload.team !== teamId) {
       throw badRequest("pageToken: not a valid page token for this workspace");
     }
-    if (payload.params !== digest(params)) {
+    const sameSearch = payload.v === 1 ? payload.params === digest(params, true) : payload.params === digest(params, false) && coordinatesMatch(params, payload);
+    if (!sameSearch) {
       throw badRequest(
-        "pageToken: was issued for other search parameters; send the same location, keywords, lat, lng, locationPlaceId, radiusKm, sort and sources as the first page (a changed search is a new search, without pageToken)",
+        "pageToken: was issued for other search parameters; send the same location, keywords, locationPlaceId, radiusKm, sort and sources as the first page, and as lat/lng those of the first request, the center it returned, or none (a changed search is a new search, without pageToken)",
       );
     }
     if (this.clock.now().getTime() > payload.exp) {

@@ -167,6 +167,13 @@ export class LocalitiesRepo {
     return rows.some((p) => distanceKm(point, p) <= km);
   }
 
+  /** The data's city names whose folded key starts with the same letter as `key` (suggestions for a name it does not know). */
+  cityNamesLike(key: string): Array<{ key: string; name: string; country: string | null }> {
+    return this.db
+      .prepare("SELECT key, name, country FROM localities WHERE kind = 'city' AND substr(key, 1, 1) = ? GROUP BY key ORDER BY max(place_count) DESC LIMIT 5000")
+      .all(key.slice(0, 1)) as Array<{ key: string; name: string; country: string | null }>;
+  }
+
   /** Replace one source's named places (the import's OSM cities, districts, squares), in one transaction. */
   replaceNamedPlaces(sourceId: number, places: readonly NamedPlaceRow[]): void {
     const insert = this.db.prepare("INSERT OR REPLACE INTO named_places (source_id, osm_id, name, kind, country, lat, lng) VALUES (?, ?, ?, ?, ?, ?, ?)");

@@ -10,7 +10,7 @@ export interface SuppressionRow {
   created_at: string;
 }
 
-/** Addresses a workspace must never mail again (migration 017), found by blind index. */
+/** Addresses a workspace must never mail again (migration 017-sending), found by blind index. */
 export class SuppressionsRepo {
   constructor(private readonly db: Db) {}
 

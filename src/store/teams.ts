@@ -51,6 +51,31 @@ export class TeamsRepo {
       .run(plan, dailySearchesOverride, maxContactsOverride, teamId);
   }
 
+  /** Every workspace, oldest first, with its member count. */
+  all(): Array<TeamRow & { member_count: number }> {
+    return this.db
+      .prepare("SELECT t.*, (SELECT count(*) FROM memberships m WHERE m.team_id = t.id) AS member_count FROM teams t ORDER BY t.created_at, t.rowid")
+      .all() as Array<TeamRow & { member_count: number }>;
+  }
+
+  rename(teamId: string, name: string, slug: string): void {
+    this.db.prepare("UPDATE teams SET name = ?, slug = ? WHERE id = ?").run(name, slug, teamId);
+  }
+
+  /** A workspace's members in the order they joined. */
+  members(teamId: string): Array<MembershipRow & { email: string; name: string }> {
+    return this.db
+      .prepare(
+        `SELECT m.*, u.email AS email, u.name AS name FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.team_id = ? ORDER BY m.created_at, m.rowid`,
+      )
+      .all(teamId) as Array<MembershipRow & { email: string; name: string }>;
+  }
+
+  removeMember(teamId: string, userId: string): void {
+    this.db.prepare("DELETE FROM memberships WHERE team_id = ? AND user_id = ?").run(teamId, userId);
+  }
+
   addMember(row: MembershipRow): void {
     this.db
       .prepare(

@@ -33,6 +33,22 @@ export class UsersRepo {
     this.db.prepare("UPDATE users SET active_team_id = ? WHERE id = ?").run(teamId, userId);
   }
 
+  /** Every user, oldest first, with how many workspaces each belongs to. */
+  all(): Array<UserRow & { team_count: number }> {
+    return this.db
+      .prepare("SELECT u.*, (SELECT count(*) FROM memberships m WHERE m.user_id = u.id) AS team_count FROM users u ORDER BY u.created_at, u.rowid")
+      .all() as Array<UserRow & { team_count: number }>;
+  }
+
+  rename(id: string, name: string, email: string): void {
+    this.db.prepare("UPDATE users SET name = ?, email = ? WHERE id = ?").run(name, email, id);
+  }
+
+  /** Memberships and personal tokens go with the user (ON DELETE CASCADE). */
+  delete(id: string): void {
+    this.db.prepare("DELETE FROM users WHERE id = ?").run(id);
+  }
+
   count(): number {
     return (this.db.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
   }

@@ -43,7 +43,7 @@ describe("outreach brand", () => {
     const cli = await localCli();
     const badEmail = await cli.run(["brand", "set", "--email", "nope"]);
     expect(badEmail.code).toBe(2);
-    expect(badEmail.stderr).toContain("brandEmail must be a valid email address");
+    expect(badEmail.stderr).toContain("--email must be a valid email address");
     const file = join(tempDir(), "brand.json");
     writeFileSync(file, "{ not json");
     const badFile = await cli.run(["brand", "set", "--design-system", file]);

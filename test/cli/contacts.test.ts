@@ -103,7 +103,7 @@ describe("outreach contacts", () => {
     expect(report.rows.map((r: { where: string; status: string }) => `${r.where} ${r.status}`)).toEqual(["row 3 skipped", "row 2 created", "row 4 invalid", "row 5 duplicate"]);
     const listed = JSON.parse((await cli(["contacts", "list", "--json"])).stdout);
     expect(listed.contacts).toEqual([
-      expect.objectContaining({ email: "praxis@frick.example", name: "Zahnarzt Frick", phone: "+423 232 00 00", tags: ["dentist", "vaduz"], status: "active" }),
+      expect.objectContaining({ email: "praxis@frick.example", name: "Zahnarzt Frick", phone: "+423 232 00 00", description: "https://frick.example", tags: ["dentist", "health", "vaduz"], status: "active" }),
     ]);
   });
 

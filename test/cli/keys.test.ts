@@ -54,7 +54,7 @@ describe("outreach keys", () => {
     const cli = await localCli();
     const res = await cli.run(["keys", "create", "--name", "x", "--scope", "campaigns:delete"]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain('scopes[0] must be one of "campaigns:trigger"');
+    expect(res.stderr).toContain('--scope must be one of "campaigns:trigger"');
     expect(res.stdout).toBe("");
   });
 

@@ -102,7 +102,7 @@ describe("outreach leads search", () => {
     const { env, deps } = prepare();
     const bad = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentist", "--radius", "500"], { env, deps });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/radiusKm/);
+    expect(bad.stderr).toMatch(/--radius must be at most 100/);
     const unknown = await runCli(["leads", "search", "--location", "Qwxzzy Flurbington", "--keywords", "dentist"], { env, deps });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/not a place we know/);

@@ -16,6 +16,8 @@ export interface CliRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Pretend stdout/stderr/stdin are a terminal. */
   tty?: boolean;
+  /** The terminal's width when `tty` (default 120). */
+  columns?: number;
   /** Piped input (stdin is then not a terminal). */
   stdin?: string;
   /** What the user types at the terminal (implies `tty`): answers to prompts. */
@@ -43,7 +45,7 @@ export async function runCli(argv: string[], options: CliRunOptions = {}): Promi
       stdinIsTTY: options.typed !== undefined || Boolean(options.tty && options.stdin === undefined),
       stdoutIsTTY: Boolean(options.tty || options.typed !== undefined),
       stderrIsTTY: Boolean(options.tty || options.typed !== undefined),
-      columns: options.tty || options.typed !== undefined ? 120 : undefined,
+      columns: options.tty || options.typed !== undefined ? (options.columns ?? 120) : undefined,
       signal: options.signal,
     },
     env,

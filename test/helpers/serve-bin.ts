@@ -14,8 +14,13 @@ export interface BinResult {
 
 /** Run the built CLI to completion. */
 export function runBin(args: string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
+  return runToEnd(process.execPath, [BIN, ...args], env);
+}
+
+/** Run a program to completion with only PATH and `env`, collecting its output. */
+export function runToEnd(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<BinResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(program, args, { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

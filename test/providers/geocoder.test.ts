@@ -111,6 +111,19 @@ describe("geocoder", () => {
     expect(geo.resolveText("Buchs")!.center.lat).toBeCloseTo(47.17, 1);
   });
 
+  it("takes a small town without a country only near the imported places (the confidence rule)", async () => {
+    const { geo, provider } = geocoder();
+    // Atlantis, ZA: 67,000 people, 8,000 km from the imported places.
+    expect(geo.resolveText("Atlantis")).toBeUndefined();
+    expect(geo.resolveText("Atlantis, ZA")?.source).toBe("gazetteer");
+    // A town that size near the data is taken (Buchs SG, 12 km from Vaduz).
+    expect(geo.resolveText("Buchs")?.center.lat).toBeCloseTo(47.17, 1);
+    await expect(geo.resolve({ location: "Atlantis" }, provider, signal)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/did you mean "Atlantis, ZA"\?/),
+    });
+  });
+
   it("explicit coordinates win; one without the other is a 400 naming the missing one", async () => {
     const { geo, provider } = geocoder();
     expect(await geo.resolve({ location: "Paris, FR", lat: 1, lng: 2 }, provider, signal)).toEqual({ center: { lat: 1, lng: 2 }, name: "1, 2", kind: "coordinates", source: "coordinates" });

@@ -89,7 +89,8 @@ describe("POST /api/v1/map-leads/search", () => {
     const [body, sig] = token.split(".");
     const payload = JSON.parse(Buffer.from(body!, "base64url").toString());
     const forged = Buffer.from(JSON.stringify({ ...payload, cursor: "o:40" })).toString("base64url") + "." + sig;
-    const flipped = token.slice(0, -2) + (token.endsWith("A") ? "B" : "A") + token.slice(-1);
+    // One character of the signature changed (to another one: a fixed replacement equal to it left the token intact 1 run in 64).
+    const flipped = token.slice(0, -2) + (token.at(-2) === "A" ? "B" : "A") + token.slice(-1);
     for (const bad of [forged, flipped, "garbage"]) {
       const res = await search({ location: "Vaduz", keywords: "pizzeria", pageToken: bad });
       expect(res.status).toBe(400);
@@ -105,6 +106,28 @@ describe("POST /api/v1/map-leads/search", () => {
     const res = await search({ location: "Vaduz", keywords: "pizzeria", pageToken: token }, { token: bob.token });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_request", error: expect.stringContaining("workspace") });
+  });
+
+  it("rule 3: a page token goes with the first request's lat/lng, with the center the first page returned, or with neither", async () => {
+    const { search } = await setup({}, pizzerias);
+    // Found by name: the client may send the returned centre on the next pages.
+    const byName = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria" })).json());
+    for (const coordinates of [{ lat: byName.center.lat, lng: byName.center.lng }, { lat: null, lng: null }, {}]) {
+      const res = await search({ location: "Vaduz", keywords: "pizzeria", ...coordinates, pageToken: byName.nextPageToken });
+      expect(res.status, JSON.stringify(coordinates)).toBe(200);
+      expect(SearchResult.parse(await res.json()).leads).toHaveLength(20);
+    }
+    // Asked with coordinates: the same ones, the centre (here the same point), or none.
+    const point = offsetKm(VADUZ.lat, VADUZ.lng, 0.4, 0.4);
+    const byPoint = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "pizzeria", ...point })).json());
+    for (const coordinates of [point, byPoint.center, { lat: null, lng: null }]) {
+      const res = await search({ location: "Vaduz", keywords: "pizzeria", ...coordinates, pageToken: byPoint.nextPageToken });
+      expect(res.status).toBe(200);
+    }
+    // Any other point is another search.
+    const moved = await search({ location: "Vaduz", keywords: "pizzeria", lat: point.lat + 0.01, lng: point.lng, pageToken: byPoint.nextPageToken });
+    expect(moved.status).toBe(400);
+    expect((await moved.json()).error).toMatch(/pageToken: was issued for other search parameters.*center it returned/);
   });
 
   it("addition: sort orders every page (bound into the page token; relevance by default, the same as no sort)", async () => {

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
-import { printJson, printRows } from "../output.js";
+import { printJson, printRows, timeCell } from "../output.js";
 import { intFlag, limitFlag } from "../flags.js";
 import { example, withJson } from "./shared.js";
 
@@ -35,6 +35,27 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     ctx.io.stdout.write(token.raw + "\n");
   });
   example(usersCreate, "outreach admin users create --email bob@example.com --name Bob");
+  const usersList = withJson(users.command("list").description("list every user and how many workspaces each is in")).action((options: { json?: boolean }) => {
+    const rows = ctx.openInstance().services.identity.listUsers();
+    if (options.json) return printJson(ctx.io, { users: rows });
+    const now = ctx.clock.now();
+    printRows(ctx.io, ctx.env, rows, [
+      { header: "EMAIL", value: (u) => u.email },
+      { header: "NAME", value: (u) => u.name },
+      { header: "WORKSPACES", value: (u) => u.workspaces },
+      { header: "CREATED", value: (u) => timeCell(ctx.io, now, u.createdAt) },
+      { header: "ID", value: (u) => u.id },
+    ]);
+  });
+  example(usersList, "outreach admin users list", "outreach admin users list --json");
+  const usersRm = withJson(
+    users.command("rm").description("remove a user with their memberships and tokens (not the only owner of a workspace)").requiredOption("--email <email>", "the user's email"),
+  ).action((options: { email: string; json?: boolean }) => {
+    const user = ctx.openInstance().services.identity.removeUser(options.email);
+    if (options.json) return printJson(ctx.io, { user: toUser(user) });
+    ctx.info(`Removed ${user.email} (${user.id}), their memberships and tokens.`);
+  });
+  example(usersRm, "outreach admin users rm --email bob@example.com");
 
   const teams = admin.command("teams").description("manage workspaces");
   const teamsCreate = withJson(
@@ -53,6 +74,34 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
     ctx.io.stdout.write(team.id + "\n");
   });
   example(teamsCreate, "outreach admin teams create --name Acme --owner ada@example.com --plan pro");
+
+  const teamsList = withJson(teams.command("list").description("list every workspace with its plan and member count")).action((options: { json?: boolean }) => {
+    const rows = ctx.openInstance().services.identity.listTeams();
+    if (options.json) return printJson(ctx.io, { teams: rows });
+    const now = ctx.clock.now();
+    printRows(ctx.io, ctx.env, rows, [
+      { header: "SLUG", value: (t) => t.slug },
+      { header: "NAME", value: (t) => t.name },
+      { header: "PLAN", value: (t) => t.plan },
+      { header: "MEMBERS", value: (t) => t.members },
+      { header: "CREATED", value: (t) => timeCell(ctx.io, now, t.createdAt) },
+      { header: "ID", value: (t) => t.id },
+    ]);
+  });
+  example(teamsList, "outreach admin teams list");
+  const teamsRename = withJson(
+    teams
+      .command("rename")
+      .description("rename a workspace; its slug follows the name unless --slug is given")
+      .requiredOption("--team <slug>", "workspace slug")
+      .requiredOption("--name <name>", "the new name")
+      .option("--slug <slug>", "the new slug (lowercase letters, digits, dashes)"),
+  ).action((options: { team: string; name: string; slug?: string; json?: boolean }) => {
+    const team = ctx.openInstance().services.identity.renameTeam({ teamSlug: options.team, name: options.name, slug: options.slug });
+    if (options.json) return printJson(ctx.io, { id: team.id, name: team.name, slug: team.slug, plan: team.plan });
+    ctx.info(`Workspace ${options.team} is now "${team.name}" (${team.slug}).`);
+  });
+  example(teamsRename, 'outreach admin teams rename --team personal --name "Acme Dental"', "outreach admin teams rename --team personal --name Acme --slug acme");
 
   const setPlan = teams
     .command("set-plan")
@@ -88,6 +137,32 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
       ctx.info(`${user.email} is now ${options.role} of ${team.slug}.`);
     });
   example(membersAdd, "outreach admin members add --team acme --email bob@example.com --role admin");
+  const membersList = withJson(members.command("list").description("list a workspace's members and their roles").requiredOption("--team <slug>", "workspace slug")).action(
+    (options: { team: string; json?: boolean }) => {
+      const rows = ctx.openInstance().services.identity.listMembers(options.team);
+      if (options.json) return printJson(ctx.io, { members: rows });
+      const now = ctx.clock.now();
+      printRows(ctx.io, ctx.env, rows, [
+        { header: "EMAIL", value: (m) => m.email },
+        { header: "NAME", value: (m) => m.name },
+        { header: "ROLE", value: (m) => m.role },
+        { header: "JOINED", value: (m) => timeCell(ctx.io, now, m.joinedAt) },
+      ]);
+    },
+  );
+  example(membersList, "outreach admin members list --team acme");
+  const membersRm = withJson(
+    members
+      .command("rm")
+      .description("take a user out of a workspace (the user and their other workspaces stay; the last owner cannot leave)")
+      .requiredOption("--team <slug>", "workspace slug")
+      .requiredOption("--email <email>", "the user's email"),
+  ).action((options: { team: string; email: string; json?: boolean }) => {
+    const { team, user } = ctx.openInstance().services.identity.removeMember({ teamSlug: options.team, email: options.email });
+    if (options.json) return printJson(ctx.io, { team: team.slug, user: toUser(user) });
+    ctx.info(`${user.email} is no longer a member of ${team.slug}.`);
+  });
+  example(membersRm, "outreach admin members rm --team acme --email bob@example.com");
 
   const plans = admin.command("plans").description("the plans and their default limits");
   const plansList = withJson(plans.command("list").description("list plans and their limits")).action((options: { json?: boolean }) => {

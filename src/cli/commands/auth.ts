@@ -7,6 +7,7 @@ import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { promptContext, readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
+import { registerAuthTokens } from "./auth-tokens.js";
 import { example, withJson } from "./shared.js";
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
@@ -62,16 +63,26 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
   const logout = auth
     .command("logout")
     .description("forget the saved remote login (the CLI goes back to the local data directory)")
-    .action(() => {
+    .option("--revoke", "also revoke the saved token on the server, so it stops working everywhere")
+    .action(async (options: { revoke?: boolean }) => {
       const saved = loadConfig(ctx.env).remote;
       if (!saved) {
         ctx.info("Not logged in to a remote server.");
         return;
       }
+      if (options.revoke) {
+        const client = new ApiClient(new RemoteTransport(saved.baseUrl), saved.token);
+        const current = (await client.call("userTokens.list", { signal: ctx.io.signal })).tokens.find((t) => t.current);
+        if (current) await client.call("userTokens.revoke", { params: { id: current.id }, signal: ctx.io.signal });
+      }
       updateConfig(ctx.env, (config) => {
         delete config.remote;
       });
-      ctx.info(`Logged out of ${saved.baseUrl}. (The token itself stays valid until revoked on the server.)`);
+      ctx.info(
+        `Logged out of ${saved.baseUrl}.` +
+          (options.revoke ? " The token was revoked on the server." : " The token itself stays valid: `outreach auth logout --revoke`, or `outreach auth tokens revoke ID`, revokes it."),
+      );
     });
-  example(logout, "outreach auth logout");
+  example(logout, "outreach auth logout", "outreach auth logout --revoke");
+  registerAuthTokens(auth, ctx);
 }

@@ -8,6 +8,7 @@ import { mutuallyExclusive } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
 import { example, withJson } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 /** Flag → API field, for `set` and `--clear`. */
 const FIELDS = {
@@ -108,6 +109,7 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       printBrand(ctx, settings);
     },
   );
+  apiFields(set, Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, `--${flag}`])));
   example(
     set,
     'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',

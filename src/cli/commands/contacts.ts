@@ -1,18 +1,20 @@
 import { confirm } from "@inquirer/prompts";
 import { Option, type Command } from "commander";
 import { readFile } from "node:fs/promises";
-import { stringify } from "csv-stringify/sync";
 import { describeZodError } from "../../core/validation.js";
 import { ContactInput, ContactStatus, CONTACT_LIMITS, type Contact, type ContactImportOutcome } from "../../core/schemas/contact.js";
 import type { ApiClient } from "../../client/api-client.js";
 import { eachContact } from "../../client/contacts.js";
 import { parseImport, ImportFormatError, type ImportRecord } from "../contact-import.js";
 import type { CommandContext } from "../context.js";
+import { csvText } from "../csv.js";
+import { withDataSink } from "../data-sink.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { choiceListFlag, intFlag, mutuallyExclusive } from "../flags.js";
 import { promptContext, readAll } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -39,7 +41,7 @@ const CONTACT_COLUMNS = [
 /** The export's CSV columns: the plain contact CSV that `contacts import` reads back. */
 const EXPORT_COLUMNS = ["email", "name", "phone", "description", "tags", "status", "id", "created_at", "updated_at"] as const;
 
-function exportRow(c: Contact): string[] {
+function exportRow(c: Contact): Array<string | null> {
   return [c.email, c.name, c.phone ?? "", c.description ?? "", c.tags.join("; "), c.status, c.id, c.createdAt, c.updatedAt];
 }
 
@@ -66,6 +68,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     ctx.info(`Created contact ${o.email}.`);
     ctx.io.stdout.write(result.contact.id + "\n");
   });
+  apiFields(add, { tags: "--tag" });
   example(add, "outreach contacts add --email ada@example.com --name 'Ada Lovelace' --tag lead --tag london");
 
   const list = withJson(
@@ -142,6 +145,7 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     if (o.json) return printJson(ctx.io, { contact });
     ctx.info(`Updated ${contact.email} (${contact.id}).`);
   });
+  apiFields(update, { tags: "--tag" });
   example(update, "outreach contacts update ct_3kF9x2aB7cD1eF4g --name 'Ada King' --tag customer");
 
   const rm = contacts
@@ -204,16 +208,21 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     .option("--search <text>", "only contacts whose email contains this")
     .option("--tag <tag>", "only contacts with any of these tags (repeatable)", collect)
     .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
-    .action(async (o: { csv?: boolean; ndjson?: boolean; search?: string; tag?: string[]; status?: string }) => {
+    .option("--out <file>", "write to FILE instead of stdout (replaced only when the export succeeds)")
+    .action(async (o: { csv?: boolean; ndjson?: boolean; search?: string; tag?: string[]; status?: string; out?: string }) => {
       mutuallyExclusive({ "--csv": o.csv, "--ndjson": o.ndjson });
+      const query = { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) };
       const client = await api();
-      if (!o.ndjson) ctx.io.stdout.write(stringify([EXPORT_COLUMNS as unknown as string[]]));
-      let n = 0;
-      for await (const c of eachContact(client, { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) }, ctx.io.signal)) {
-        ctx.io.stdout.write(o.ndjson ? JSON.stringify(c) + "\n" : stringify([exportRow(c)]));
-        n++;
-      }
-      ctx.info(`exported ${n} contact${n === 1 ? "" : "s"}`);
+      const n = await withDataSink(ctx.io, o.out, async (sink) => {
+        if (!o.ndjson) sink.write(csvText([EXPORT_COLUMNS]));
+        let count = 0;
+        for await (const c of eachContact(client, query, ctx.io.signal)) {
+          sink.write(o.ndjson ? JSON.stringify(c) + "\n" : csvText([exportRow(c)]));
+          count++;
+        }
+        return count;
+      });
+      ctx.info(`exported ${n} contact${n === 1 ? "" : "s"}${o.out ? ` to ${o.out}` : ""}`);
     });
   example(exportCmd, "outreach contacts export --csv > contacts.csv", "outreach contacts export --ndjson --status active | jq .email");
 }

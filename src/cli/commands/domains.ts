@@ -120,7 +120,8 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
     let current = target;
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.call("sendingDomains.verify", { params: { id: target.id }, signal: ctx.io.signal });
+        // With --wait this loop waits out a 429 itself, within --timeout.
+        await client.call("sendingDomains.verify", { params: { id: target.id }, signal: ctx.io.signal, ...(options.wait ? { waitOnRateLimit: false as const } : {}) });
       } catch (err) {
         // Someone (or an earlier run) checked moments ago: wait as the server asks.
         if (!(options.wait && err instanceof ApiError && err.status === 429)) throw err;

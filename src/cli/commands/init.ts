@@ -29,7 +29,10 @@ export function registerInit(program: Command, ctx: CommandContext): void {
       const dataDir = ctx.dataDir();
       const instance = ctx.openInstance(dataDir);
       const identity = instance.services.identity;
-      if (identity.users.count() > 0) {
+      // A directory the CLI initialised with defaults on first use is adopted (its user and
+      // workspace renamed, what they hold kept); any other initialised one is left alone.
+      const adopting = identity.defaultOwner();
+      if (identity.users.count() > 0 && !adopting) {
         throw new CliError(`${dataDir} is already initialised; use \`outreach admin users create\` to add people`, EXIT.conflict);
       }
       const values = { name: options.name, email: options.email, team: options.team };
@@ -45,7 +48,9 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         values.email = await input({ message: "Your email", required: true }, prompts);
         values.team = await input({ message: "Workspace name", default: `${values.name}'s workspace` }, prompts);
       }
-      const result = identity.bootstrap({ name: values.name!, email: values.email!, team: values.team!, plan: options.plan });
+      const person = { name: values.name!, email: values.email!, team: values.team!, plan: options.plan };
+      const result = adopting ? identity.adoptDefault(person) : identity.bootstrap(person);
+      if (adopting) ctx.info(`Adopted the default user ${adopting.user.email} and workspace "${adopting.team.name}" of ${dataDir} (their data is kept).`);
       updateConfig(ctx.env, (config) => {
         config.local = { ...config.local, [dataDir]: { token: result.token } };
       });

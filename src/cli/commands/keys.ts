@@ -3,6 +3,7 @@ import { KEY_SCOPES, type KeyScope, type TeamApiKey } from "../../core/schemas/t
 import type { CommandContext } from "../context.js";
 import { printJson, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 function state(key: TeamApiKey, now: Date): string {
   if (key.revokedAt) return "revoked";
@@ -56,6 +57,7 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
     const issued = await (await ctx.client()).call("teamApiKeys.create", { body: { name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) } });
     printIssued(ctx, issued, options.json, "Created");
   });
+  apiFields(create, { scopes: "--scope" });
   example(create, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
 
   const rotate = withJson(

@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
+import { withDataSink } from "../data-sink.js";
 import { UsageError } from "../exit-codes.js";
 import { mutuallyExclusive } from "../flags.js";
 import { LEAD_TABLE_COLUMNS, leadsToCsv } from "../lead-output.js";
@@ -49,23 +49,22 @@ export function registerLeadsRetry(leads: Command, ctx: CommandContext): void {
       const format = chooseFormat(options);
       const client = await ctx.client();
       const signal = ctx.io.signal;
-      let text = "";
-      const emit = (chunk: string) => (options.out ? (text += chunk) : ctx.io.stdout.write(chunk));
       ctx.info("Retrying website enrichment (up to 20 leads)…");
-      let result: Lead[] = [];
-      if (format === "ndjson") {
-        for await (const line of client.stream("leads.enrichmentRetry", { body: { token: token.trim() }, signal })) {
-          emit(JSON.stringify({ type: line.type, data: line.data }) + "\n");
-          if (line.type === "complete") result = line.data.leads;
+      const result = await withDataSink(ctx.io, options.out, async (sink) => {
+        let leads: Lead[] = [];
+        if (format === "ndjson") {
+          for await (const line of client.stream("leads.enrichmentRetry", { body: { token: token.trim() }, signal })) {
+            sink.write(JSON.stringify({ type: line.type, data: line.data }) + "\n");
+            if (line.type === "complete") leads = line.data.leads;
+          }
+          return leads;
         }
-      } else {
-        ({ leads: result } = await client.call("leads.enrichmentRetry", { body: { token: token.trim() }, signal }));
-        if (format === "json") emit(JSON.stringify({ leads: result }, null, 2) + "\n");
-        else if (format === "csv") emit(leadsToCsv(result));
-        else if (options.out) emit(leadsToCsv(result));
-        else printRows(ctx.io, ctx.env, result, LEAD_TABLE_COLUMNS);
-      }
-      if (options.out) writeFileSync(options.out, text);
+        ({ leads } = await client.call("leads.enrichmentRetry", { body: { token: token.trim() }, signal }));
+        if (format === "json") sink.write(JSON.stringify({ leads }, null, 2) + "\n");
+        else if (format === "csv" || sink.toFile) sink.write(leadsToCsv(leads));
+        else printRows(sink.asIO(), ctx.env, leads, LEAD_TABLE_COLUMNS);
+        return leads;
+      });
       const withEmail = result.filter((l) => l.email).length;
       ctx.info(`${result.length} lead(s) enriched, ${withEmail} with an email${options.out ? `; written to ${options.out}` : ""}. Merge them into the search results by placeId.`);
     });

@@ -1,18 +1,18 @@
-import { closeSync, openSync, writeSync } from "node:fs";
 import type { Command } from "commander";
 import { ApiError } from "../../client/api-client.js";
 import { distanceKm } from "../../core/geo.js";
-import { PlaceSourceName, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
+import { DEFAULT_RADIUS_KM, PlaceSourceName, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
-import type { CliIO } from "../io.js";
+import { withDataSink, type DataSink } from "../data-sink.js";
 import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
 import { printRows } from "../output.js";
 import { progressSpinner } from "../progress-spinner.js";
 import { registerLeadsRetry } from "./leads-retry.js";
 import { example } from "./shared.js";
+import { apiFields } from "../flag-language.js";
 
 interface SearchOptions {
   location?: string;
@@ -70,28 +70,6 @@ function sourcesFlag(value: string): NonNullable<SearchInput["sources"]> {
   return parsed;
 }
 
-/** Where data goes: stdout, or the `--out` file (written as it comes, so a long `--all --ndjson` is never held in memory). */
-class Sink {
-  private fd: number | undefined;
-  constructor(
-    private readonly io: CliIO,
-    file: string | undefined,
-  ) {
-    if (file) this.fd = openSync(file, "w", 0o644);
-  }
-  get toFile(): boolean {
-    return this.fd !== undefined;
-  }
-  write(text: string): void {
-    if (this.fd !== undefined) writeSync(this.fd, text);
-    else this.io.stdout.write(text);
-  }
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
-}
-
 /** The `leads` command group; exported so `leads retry` can be attached (`registerLeadsRetry(leadsCommand, ctx)`). */
 export function registerLeads(program: Command, ctx: CommandContext): Command {
   const leads = program.command("leads").description("search local businesses (leads) around a place");
@@ -122,82 +100,87 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       const pages = options.all ? Number.POSITIVE_INFINITY : (intFlag("--pages", options.pages, { min: 1 }) ?? 1);
       const input = searchInputFromFlags(options);
       const client = await ctx.client({ sampleOnFirstUse: true });
-      const sink = new Sink(ctx.io, options.out);
-      // Not over NDJSON on the same terminal: the lines would run into the spinner.
-      const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
-      const merged = new Map<string, Lead>();
-      const retryTokens: string[] = [];
-      let last: SearchResult | undefined;
+      // Every page's warnings (an empty index near the centre, a source that failed), said once.
       const warnings = new Set<string>();
+      // Requests spent on outside sources (Google bills per request), summed over the pages.
       const requests: Record<string, number> = {};
-      try {
-        let pageToken = input.pageToken;
-        for (let page = 1; page <= pages; page++) {
-          let result: SearchResult | undefined;
-          try {
-            for await (const line of client.stream("leads.search", { body: { ...input, pageToken }, signal: ctx.io.signal })) {
-              if (options.ndjson) sink.write(line.raw + "\n");
-              if (line.type === "complete") result = line.data;
-              spin.update(`${merged.size + (line.type === "complete" ? 0 : line.data.leads.length)} leads · page ${page}`);
+      const outcome = await withDataSink(ctx.io, options.out, async (sink) => {
+        // Not over NDJSON on the same terminal: the lines would run into the spinner.
+        const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
+        const merged = new Map<string, Lead>();
+        const retryTokens: string[] = [];
+        let last: SearchResult | undefined;
+        let pagesRead = 0;
+        try {
+          let pageToken = input.pageToken;
+          for (let page = 1; page <= pages; page++) {
+            ctx.io.signal?.throwIfAborted();
+            let result: SearchResult | undefined;
+            try {
+              for await (const line of client.stream("leads.search", { body: { ...input, pageToken }, signal: ctx.io.signal })) {
+                if (options.ndjson) sink.write(line.raw + "\n");
+                if (line.type === "complete") result = line.data;
+                spin.update(`${merged.size + (line.type === "complete" ? 0 : line.data.leads.length)} leads · page ${page}`);
+              }
+            } catch (err) {
+              // --ndjson prints the stream as it came, its error line included.
+              if (options.ndjson && err instanceof ApiError && err.body.type === "error") sink.write(JSON.stringify(err.body) + "\n");
+              throw err;
             }
-          } catch (err) {
-            // --ndjson prints the stream as it came, its error line included.
-            if (options.ndjson && err instanceof ApiError && err.body.type === "error") sink.write(JSON.stringify(err.body) + "\n");
-            throw err;
+            if (!result) break;
+            pagesRead = page;
+            for (const lead of result.leads) merged.set(lead.placeId, lead);
+            for (const warning of result.warnings ?? []) warnings.add(warning);
+            for (const [source, n] of Object.entries(result.requests ?? {})) requests[source] = (requests[source] ?? 0) + n;
+            if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
+            last = result;
+            spin.update(`${merged.size} leads · page ${page}`);
+            if (!result.nextPageToken) break;
+            pageToken = result.nextPageToken;
           }
-          if (!result) break;
-          for (const warning of result.warnings ?? []) warnings.add(warning);
-          for (const [source, n] of Object.entries(result.requests ?? {})) requests[source] = (requests[source] ?? 0) + n;
-          for (const lead of result.leads) merged.set(lead.placeId, lead);
-          if (result.enrichmentRetryToken) retryTokens.push(result.enrichmentRetryToken);
-          last = result;
-          spin.update(`${merged.size} leads · page ${page}`);
-          if (!result.nextPageToken) break;
-          pageToken = result.nextPageToken;
-        }
-        if (options.complete) {
-          for (const token of retryTokens) {
-            spin.update(`${merged.size} leads · finishing website enrichment`);
-            // The retry answers only the leads it covered: they replace theirs by placeId.
-            const { leads: retried } = await client.call("leads.enrichmentRetry", { body: { token }, signal: ctx.io.signal });
-            for (const lead of retried) merged.set(lead.placeId, lead);
+          if (options.complete) {
+            for (const token of retryTokens) {
+              spin.update(`${merged.size} leads · finishing website enrichment`);
+              // The retry answers only the leads it covered: they replace theirs by placeId.
+              const { leads: retried } = await client.call("leads.enrichmentRetry", { body: { token }, signal: ctx.io.signal });
+              for (const lead of retried) merged.set(lead.placeId, lead);
+            }
+            if (last) last = { ...last, enrichmentRetryToken: null };
           }
-          if (last) last = { ...last, enrichmentRetryToken: null };
+        } finally {
+          spin.stop();
         }
-      } finally {
-        spin.stop();
-      }
-      try {
-        if (!last) return;
+        if (!last) return undefined;
         const all = [...merged.values()];
         // Pages merged: the warnings and request counts of every page, not only the last one's.
         const notes = { ...(warnings.size ? { warnings: [...warnings] } : {}), ...(Object.keys(requests).length ? { requests } : {}) };
         if (options.json) sink.write(JSON.stringify({ ...last, leads: all, ...notes }, null, 2) + "\n");
         else if (options.csv) sink.write(leadsToCsv(all, last.center));
         else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
-      } finally {
-        sink.close();
-      }
+        return { last, leads: all, pagesRead };
+      });
       for (const warning of warnings) ctx.warn(warning);
       const spent = Object.entries(requests).filter(([, n]) => n > 0);
       if (spent.length) ctx.info(`requests to outside sources: ${spent.map(([source, n]) => `${source} ${n}`).join(", ")}`);
-      if (last?.didYouMean) {
+      if (!outcome) return;
+      const { last, leads: found, pagesRead } = outcome;
+      if (last.didYouMean) {
         ctx.info(
-          merged.size === 0
+          found.length === 0
             ? `no leads for ${JSON.stringify(input.keywords)}; did you mean ${JSON.stringify(last.didYouMean)}?`
             : `nothing matched ${JSON.stringify(input.keywords)} as typed; did you mean ${JSON.stringify(last.didYouMean)}? (showing its leads)`,
         );
       }
-      for (const line of enrichmentFailureSummary([...merged.values()])) ctx.info(line);
+      for (const line of enrichmentFailureSummary(found)) ctx.info(line);
       if (!options.json && !options.ndjson) {
-        // What the location was understood as (--json and --ndjson carry it as resolvedLocation).
-        const place = last?.resolvedLocation;
-        if (place) ctx.info(`around ${place.name} (${place.kind}, ${place.lat.toFixed(5)}, ${place.lng.toFixed(5)})`);
-        ctx.info(`${merged.size} lead${merged.size === 1 ? "" : "s"}${last?.nextPageToken ? ` (more: --page-token ${last.nextPageToken})` : ""}`);
-        if (last?.quota) ctx.info(quotaLine(last.quota));
+        // What the location was understood as (--json and --ndjson carry it as resolvedLocation and center).
+        ctx.info(locationLine(input, last));
+        ctx.info(`${found.length} lead${found.length === 1 ? "" : "s"}${last.nextPageToken ? ` (${morePagesHint(pagesRead)})` : ""}`);
+        if (last.quota) ctx.info(quotaLine(last.quota));
         if (options.out) ctx.info(`written to ${options.out}`);
       }
     });
+  apiFields(search, { radiusKm: "--radius", locationPlaceId: "--place-id" });
   example(
     search,
     "outreach leads search --location Vaduz --keywords dentist",
@@ -216,9 +199,26 @@ function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {
   return `quota: ${quota.remaining} of ${quota.limit} searches left today (${quota.plan} plan, resets ${quota.resetAt})`;
 }
 
-function writeTable(ctx: CommandContext, sink: Sink, leads: Lead[], center: SearchResult["center"]): void {
-  const io: CliIO = sink.toFile ? { ...ctx.io, stdoutIsTTY: false, stdout: { write: (s: string) => sink.write(s) } } : ctx.io;
-  printRows(io, ctx.env, leads, [
+/** Where the search looked, so an empty or odd result explains itself. */
+function locationLine(input: SearchInput, result: SearchResult): string {
+  const radius = input.radiusKm ?? DEFAULT_RADIUS_KM;
+  const place = result.resolvedLocation;
+  const where = place
+    ? `${place.name} (${place.kind}, ${place.lat.toFixed(5)}, ${place.lng.toFixed(5)})`
+    : `${input.location} (${result.center.lat.toFixed(5)}, ${result.center.lng.toFixed(5)})`;
+  return `around ${where}, within ${radius} km`;
+}
+
+/**
+ * There are more pages: say how to get them (a flag to repeat the search with), not the
+ * page token itself, which is hundreds of characters long (`--json` carries it).
+ */
+function morePagesHint(pagesRead: number): string {
+  return `more on the next pages: --pages ${pagesRead + 1} or --all`;
+}
+
+function writeTable(ctx: CommandContext, sink: DataSink, leads: Lead[], center: SearchResult["center"]): void {
+  printRows(sink.asIO(), ctx.env, leads, [
     { header: "NAME", value: (l) => l.name },
     { header: "KM", value: (l) => distanceKm(center, l).toFixed(1) },
     { header: "CATEGORY", value: (l) => l.categories[0] ?? "" },

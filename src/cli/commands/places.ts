@@ -21,14 +21,6 @@ import { example, withJson } from "./shared.js";
 export function registerPlaces(program: Command, ctx: CommandContext): void {
   const places = program.command("places").description("manage the local places index that lead searches use (import OSM, Overture, CSV/NDJSON; stats)");
 
-  const refuseRemote = () => {
-    if (ctx.globals.baseUrl ?? ctx.env.OUTREACH_BASE_URL) {
-      throw new UsageError(
-        "`outreach places` manages the places index of a local data directory and cannot act on a remote server: run it on the server's machine (with --data-dir) instead of with --base-url",
-      );
-    }
-  };
-
   const importCommand = withJson(
     places
       .command("import")
@@ -38,7 +30,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
       .option("--replace", "drop everything previously imported from a file of the same name first"),
   ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; json?: boolean }) => {
-    refuseRemote();
     if (given.length === 0 && !options.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
     const files = options.sample ? [samplePath(), ...given] : given;
     let bbox;
@@ -83,7 +74,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
 
   const stats = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action(
     (options: { json?: boolean }) => {
-      refuseRemote();
       const { sources, index } = ctx.openInstance().services.placesImport.stats();
       const kinds = new Set(sources.map((s) => s.kind));
       const attribution = [
@@ -142,7 +132,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       .option("--import", "import it when downloaded (replacing the region's earlier import)")
       .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
   ).action(async (regionQuery: string | undefined, options: { import?: boolean; list?: string | boolean; json?: boolean }) => {
-    refuseRemote();
     const service = ctx.openInstance().services.regionDownloads;
     if (options.list !== undefined) {
       const regions = await withUsageErrors(() => service.list(typeof options.list === "string" ? options.list : undefined, ctx.io.signal));
@@ -181,7 +170,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   const update = withJson(
     places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since"),
   ).action(async (options: { json?: boolean }) => {
-    refuseRemote();
     const service = ctx.openInstance().services.regionDownloads;
     if (Object.keys(service.records()).length === 0) {
       ctx.info("No region downloaded yet: `outreach places download <region> --import` first.");
@@ -214,7 +202,6 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
   const reindex = withJson(
     places.command("reindex").description("rebuild the packed search index where it is out of date (an import does this when it ends; needed only after one was killed)"),
   ).action((options: { json?: boolean }) => {
-    refuseRemote();
     const result = ctx.openInstance().services.placesImport.reindex();
     if (options.json) return printJson(ctx.io, result);
     ctx.info(`${result.cells.toLocaleString("en")} cells rebuilt in ${result.seconds.toFixed(1)} s.`);

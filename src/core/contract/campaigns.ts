@@ -32,6 +32,7 @@ export const campaignOperations = defineOperations({
   },
   "campaigns.create": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/campaigns",
     operationId: "createCampaign",
     summary: "Create a campaign (lifetime campaigns start as draft)",
@@ -81,6 +82,7 @@ export const campaignOperations = defineOperations({
     tag: "campaigns",
     addition: true,
     auth: "user",
+    idempotent: true,
     params: IdParams,
     body: LaunchBody,
     response: LaunchResponse,
@@ -118,6 +120,7 @@ export const campaignOperations = defineOperations({
   },
   "campaigns.trigger": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/campaigns/:id/trigger",
     operationId: "triggerCampaign",
     summary: "Queue an active lifetime campaign for a contact (team API key with scope campaigns:trigger)",

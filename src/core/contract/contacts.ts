@@ -14,6 +14,7 @@ import { defineOperations } from "./operation.js";
 export const contactOperations = defineOperations({
   "contacts.add": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/contacts/add",
     operationId: "addContact",
     summary: "Create a contact in the active workspace",
@@ -27,6 +28,7 @@ export const contactOperations = defineOperations({
   },
   "contacts.import": {
     method: "POST",
+    idempotent: true,
     path: "/api/v1/contacts/import",
     operationId: "importContacts",
     summary: "Create up to 500 contacts at once; each item is reported created, duplicate, invalid or limit_reached",

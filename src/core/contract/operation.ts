@@ -48,6 +48,12 @@ export type OperationSpec = Origin & {
   tag: string;
   /** Error statuses to document besides those every operation of its kind has. */
   errors?: readonly number[];
+  /**
+   * Takes an `Idempotency-Key` header (docs/api.md, "Idempotent requests"): the POSTs that
+   * create or send. A repeat with the same key and request within 24 hours replays the
+   * first answer; the same key with another request is a 409.
+   */
+  idempotent?: true;
 };
 
 /** An operation of the contract: its spec and its id (`"contacts.add"`). */

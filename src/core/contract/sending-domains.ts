@@ -7,6 +7,7 @@ const BASE = "/api/v1/settings/sending-domains";
 export const sendingDomainOperations = defineOperations({
   "sendingDomains.add": {
     method: "POST",
+    idempotent: true,
     path: BASE,
     operationId: "addSendingDomain",
     summary: "Add a sending domain: generates its DKIM key and the DNS records to publish",

@@ -17,6 +17,7 @@ export const teamApiKeyOperations = defineOperations({
   },
   "teamApiKeys.create": {
     method: "POST",
+    idempotent: true,
     path: BASE,
     operationId: "createTeamApiKey",
     summary: "Create a team API key; the raw key is returned this once (owner or admin)",

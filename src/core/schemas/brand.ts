@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Email } from "./common.js";
+import { Email, FreeFormValue } from "./common.js";
 
 /** Bounds of `brandDesignSystem`: it is read by writers and templates, not a document store. */
 export const DESIGN_SYSTEM_MAX_BYTES = 64 * 1024;
@@ -30,24 +30,28 @@ const httpUrl = z
     { message: "must be an http:// or https:// URL" },
   );
 
-/** A well-formed BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+/** The canonical form of a BCP 47 tag, or undefined when it is not one. */
+function canonicalLanguageTag(value: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(value)[0];
+  } catch {
+    return undefined; // RangeError: not a structurally valid tag
+  }
+}
+
+/**
+ * A well-formed BCP 47 tag (`en`, `de-CH`), stored in canonical case. An overwrite, not a
+ * transform: it stays a string on both sides, so the OpenAPI document can say so.
+ */
 export const LanguageTag = z
   .string()
   .trim()
   .min(2)
   .max(35)
-  .transform((value, ctx) => {
-    try {
-      const [canonical] = Intl.getCanonicalLocales(value);
-      if (canonical) return canonical;
-    } catch {
-      // RangeError: not a structurally valid tag
-    }
-    ctx.addIssue({ code: "custom", message: "must be a BCP 47 language tag such as en or de-CH" });
-    return z.NEVER;
-  });
+  .refine((value) => canonicalLanguageTag(value) !== undefined, "must be a BCP 47 language tag such as en or de-CH")
+  .overwrite((value) => canonicalLanguageTag(value) ?? value);
 
-export const DesignSystem = z.looseObject({}).superRefine((value, ctx) => {
+export const DesignSystem = z.record(z.string(), FreeFormValue).superRefine((value, ctx) => {
   const bytes = Buffer.byteLength(JSON.stringify(value), "utf8");
   if (bytes > DESIGN_SYSTEM_MAX_BYTES) {
     ctx.addIssue({ code: "custom", message: `must be at most ${DESIGN_SYSTEM_MAX_BYTES} bytes as JSON (got ${bytes})` });
@@ -96,7 +100,7 @@ export const BrandSettings = z
     websiteUrl: z.string().nullable(),
     emailLanguage: z.string().nullable(),
     logoUrl: z.string().nullable(),
-    brandDesignSystem: z.record(z.string(), z.unknown()),
+    brandDesignSystem: z.record(z.string(), FreeFormValue),
     brandDesignMarkdown: z.string(),
     postalAddress: z.string().nullable(),
   })

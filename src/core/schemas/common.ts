@@ -19,3 +19,9 @@ export const IdParams = z.strictObject({ id: IdParam });
 
 /** Emails: the practical subset of RFC 5321 that mail servers accept, at most 254 characters. */
 export const Email = z.email({ message: "must be a valid email address" }).max(254);
+
+/**
+ * A value of a free-form object (its bounds are checked where it is used, e.g. the brand's
+ * design system: size and depth); typed `unknown`, documented as the OpenAPI document's JsonValue component.
+ */
+export const FreeFormValue = z.unknown().meta({ documentedAs: "JsonValue" });

@@ -28,12 +28,14 @@ export const ContactEmail = z
   .pipe(z.email({ message: "must be a valid email address" }));
 
 const ContactName = z.string().trim().min(1).max(CONTACT_LIMITS.name);
-// Digits, spaces and the punctuation phone numbers are written with; an extension after "x" or "ext".
+// Digits, spaces and the punctuation phone numbers are written with; an extension after
+// "x", "ext" or "#". Every phone a lead can carry (core/lead-values.ts) is one, so an
+// imported lead keeps its phone ("(+41) 44 …", "+49 89 123 #12").
 const ContactPhone = z
   .string()
   .trim()
   .max(CONTACT_LIMITS.phone)
-  .regex(/^\+?[0-9 ().\-/]*(?:\s*(?:x|ext\.?)\s*[0-9]+)?$/i, "must be a phone number (digits, spaces, + ( ) . - /)")
+  .regex(/^[0-9 ()+.\-/]*(?:\s*(?:x|ext\.?|#)\s*[0-9]+)?$/i, "must be a phone number (digits, spaces, + ( ) . - /)")
   .refine((v) => /[0-9]/.test(v) || v === "", "must contain digits");
 const ContactDescription = z.string().max(CONTACT_LIMITS.description);
 // Tags are labels: trimmed, no commas (the list filter is a comma list) and no control characters.
@@ -46,7 +48,8 @@ const ContactTag = z
 const ContactTags = z
   .array(ContactTag)
   .max(CONTACT_LIMITS.tags)
-  .transform((tags) => [...new Set(tags)]);
+  // Duplicates dropped; an overwrite keeps it an array of strings on both sides (OpenAPI).
+  .overwrite((tags) => [...new Set(tags)]);
 
 /** Endpoint 9 body: `email` and `name` required, the rest optional (`status` defaults to active). */
 export const ContactInput = z
@@ -106,8 +109,7 @@ const integerParam = (min: number, max: number, fallback: number) =>
     .regex(/^[0-9]+$/, "must be a whole number")
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((v) => v ?? fallback);
+    .default(fallback);
 
 /** Endpoint 10 query: out-of-range values are a 400, never clamped. */
 export const ContactListQuery = z.strictObject({
@@ -132,7 +134,9 @@ export type ContactList = z.infer<typeof ContactList>;
 
 /** Addition: bulk create (the import's batch path). Each item is validated on its own. */
 export const ContactImportBody = z.strictObject({
-  contacts: z.array(z.unknown()).min(1).max(CONTACT_LIMITS.importBatch),
+  // Each item is validated on its own (a bad one is reported, the others imported), so the
+  // body takes any value here; the document describes an item as ContactInput.
+  contacts: z.array(z.unknown().meta({ documentedAs: "ContactInput" })).min(1).max(CONTACT_LIMITS.importBatch),
   tags: ContactTags.optional(),
 });
 export const ContactImportOutcome = z.object({

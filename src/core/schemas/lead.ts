@@ -4,6 +4,10 @@ import { Quota } from "./quota.js";
 /** The place sources a search can read (docs/api.md, "Sources"); which are on is the server's setting. */
 export const PlaceSourceName = z.enum(["local", "google", "overpass"]);
 export type PlaceSourceName = z.infer<typeof PlaceSourceName>;
+
+/** The radius of a search that gives none. */
+export const DEFAULT_RADIUS_KM = 5;
+
 /** Addition: the orders `sort` (and the CLI's `--sort`) accept; relevance is the default. */
 export const SearchSort = z.enum(["relevance", "distance", "name"]);
 export type SearchSort = z.infer<typeof SearchSort>;

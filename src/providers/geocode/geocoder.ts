@@ -1,7 +1,7 @@
 import { badRequest } from "../../core/errors.js";
 import { distanceKm, type LatLng } from "../../core/geo.js";
 import type { ResolvedLocation } from "../../core/schemas/lead.js";
-import { foldForSearch } from "../../core/text.js";
+import { editDistance, foldForSearch } from "../../core/text.js";
 import type { Db } from "../../store/db.js";
 import { LocalitiesRepo, type LocalityKind, type LocalityRow } from "../../store/localities.js";
 import type { PlaceSearchProvider } from "../places/provider.js";
@@ -31,6 +31,15 @@ const HAS_DIGIT = /\d/;
 const NEAR_CITY_KM = 25;
 /** A place of imported data counts as where a user searches when the data has places this close. */
 const NEAR_DATA_KM = 50;
+/**
+ * The gazetteer's confidence rule (docs/api.md, "Centre"): a city it names without a
+ * country (or city part) is taken when the imported places reach it, or when it is big
+ * enough that the name means it to most people. A small town of that name far from every
+ * imported place ("Atlantis" → Atlantis, ZA, 67,000 people) is a guess the search would
+ * answer with nothing: the location is refused with suggestions instead (the town with
+ * its country, which is then taken as asked).
+ */
+export const GAZETTEER_TRUSTED_POPULATION = 100_000;
 /** A locality stands for a gazetteer city of the same name when it lies this close to it ("Portland, OR"). */
 const SAME_CITY_KM = 40;
 
@@ -74,12 +83,35 @@ export class Geocoder {
       return { center: place.center, name: place.name, kind: "place-id", source: "place-id" };
     }
     const found = this.resolveText(input.location) ?? (await this.resolveOnline(input.location, signal));
-    if (!found) {
-      throw badRequest(
-        `location: ${JSON.stringify(input.location)} is not a place we know; try a city, district, street or postcode (optionally with ", city" or ", country"), or send lat and lng`,
-      );
-    }
+    if (!found) throw badRequest(this.unknownLocation(input.location));
     return found;
+  }
+
+  /** Whether the places index holds any place within `km` of a point (an empty result then says why). */
+  hasPlacesWithin(point: LatLng, km: number): boolean {
+    return this.localities.anyPlaceWithin(point, km);
+  }
+
+  /** The 400's message for a location not taken: what it could have meant, if anything comes close. */
+  private unknownLocation(location: string): string {
+    const head = location.split(",")[0]!.trim();
+    const key = foldForSearch(head);
+    const suggestions: string[] = [];
+    // A bare name the gazetteer knows was refused by the confidence rule: offer it with its country.
+    const far = key && !location.includes(",") ? this.gazetteer().find(head)[0] : undefined;
+    if (far) suggestions.push(gazetteerName(far));
+    if (key) {
+      const close = this.localities
+        .cityNamesLike(key)
+        .map((row) => ({ row, distance: editDistance(key, row.key) }))
+        .filter((c) => c.distance <= Math.max(1, Math.floor(key.length / 4)))
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 3);
+      for (const { row } of close) suggestions.push(row.country ? `${row.name}, ${row.country}` : row.name);
+    }
+    const why = far ? `is not a place near the imported places (the ${far.name} we know, in ${far.country}, is far from all of them)` : "is not a place we know";
+    const hint = suggestions.length ? `did you mean ${suggestions.map((s) => JSON.stringify(s)).join(" or ")}? Otherwise try` : "try";
+    return `location: ${JSON.stringify(location)} ${why}; ${hint} a city, district, street or postcode (optionally with ", city" or ", country"), or send lat and lng`;
   }
 
   /** Free text → point, or undefined when nothing matches. */
@@ -191,6 +223,8 @@ export class Geocoder {
     if (cities.length === 0) return undefined;
     const nearData = cities.find((c) => this.localities.anyPlaceWithin(c, NEAR_DATA_KM));
     const city = nearData ?? cities[0]!;
+    // The confidence rule: a small town nobody's data is near, named without a country or city, is not a guess to make.
+    if (!nearData && !qualifier && !hintPoints && city.population < GAZETTEER_TRUSTED_POPULATION) return undefined;
     return { center: { lat: city.lat, lng: city.lng }, name: gazetteerName(city), kind: "city", source: "gazetteer" };
   }
 

@@ -15,6 +15,7 @@ import { dropPlacesFts } from "./014-drop-places-fts.js";
 import { categoryTags } from "./015-category-tags.js";
 import { namedPlaces } from "./016-named-places.js";
 import { sending } from "./017-sending.js";
+import { idempotencyKeys } from "./018-idempotency-keys.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -41,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   categoryTags,
   namedPlaces,
   sending,
+  idempotencyKeys,
 ];
