@@ -29,7 +29,7 @@ describe("empty results explain themselves", () => {
     const result = JSON.parse(r.stdout);
     expect(result.leads).toEqual([]);
     expect(result.center.lat).toBeCloseTo(48.85, 1);
-    expect(result.warnings).toEqual([expect.stringMatching(/^local: no places imported within 5 km of Paris, FR \(48\.8\d+, 2\.3\d+\); import a region with `outreach places import FILE`/)]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^local: no places imported within 5 km of Paris, FR \(48\.8\d+, 2\.3\d+\); import a region with `outreach places download <region> --import` or `outreach places import FILE`/)]);
     expect(r.stderr).toMatch(/! local: no places imported within 5 km of Paris, FR/);
     // Where places exist but none match, there is no such warning.
     const none = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "zzzz", "--json"], { env, deps });

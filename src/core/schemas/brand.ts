@@ -72,7 +72,7 @@ const PostalAddress = z
   .string()
   .trim()
   .max(POSTAL_ADDRESS_MAX)
-  .transform((v) => v.replace(/\r\n?/g, "\n"))
+  .overwrite((v) => v.replace(/\r\n?/g, "\n"))
   .refine((v) => !/\p{Cc}/u.test(v.replace(/\n/g, "")), "must not contain control characters other than line breaks");
 
 /**
