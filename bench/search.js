@@ -145,8 +145,9 @@ for (const q of qs.slice(0, 20)) {
 }
 const boxScan = summary(boxScanSamples);
 
-const termRows = db.prepare("SELECT count(*) AS n FROM place_terms").get().n;
-const tagRows = db.prepare("SELECT count(*) AS n FROM place_terms WHERE term >= '#' AND term < '$'").get().n;
+// Postings (one per place and term) in the packed index: 40 bytes each (POSTING_STRIDE float64s).
+const termRows = db.prepare("SELECT coalesce(sum(length(postings)), 0) / 40 AS n FROM place_postings").get().n;
+const tagRows = db.prepare("SELECT coalesce(sum(length(postings)), 0) / 40 AS n FROM place_postings WHERE term >= '#' AND term < '$'").get().n;
 let postingsPages = null;
 try {
   postingsPages = db.prepare("SELECT count(*) FROM dbstat WHERE name IN ('place_postings', 'place_postings_by_term')").pluck().get();
@@ -155,12 +156,8 @@ try {
 }
 const pageCount = db.pragma("page_count", { simple: true });
 const pageSize = db.pragma("page_size", { simple: true });
-let termPages = null;
-try {
-  termPages = db.prepare("SELECT count(*) FROM dbstat WHERE name = 'place_terms'").pluck().get();
-} catch {
-  // dbstat is a compile-time option of SQLite.
-}
+// The term index is the packed postings alone since migration 017 (no place_terms rows).
+const termPages = null;
 
 // Baseline: what a naive implementation does — every row, haversine + LIKE.
 function fullScanSamples(database, queries) {
@@ -271,7 +268,7 @@ row("HTTP NDJSON, whole answer", httpDone);
 console.log(`\nopening the data dir (migrations pending: ${fresh ? "new index" : "see below"}): ${(openMs / 1000).toFixed(1)} s`);
 if (generatedSeconds !== undefined) console.log(`generating the index (${PLACES.toLocaleString("en")} place inserts through the triggers, then packing): ${generatedSeconds.toFixed(1)} s`);
 console.log(
-  `term index: ${termRows.toLocaleString("en")} rows (${tagRows.toLocaleString("en")} of them category tags)${termPages ? `, ${((termPages * pageSize) / 2 ** 20).toFixed(0)} MiB` : ""}` +
+  `term index: ${termRows.toLocaleString("en")} postings (${tagRows.toLocaleString("en")} of them category tags)${termPages ? `, ${((termPages * pageSize) / 2 ** 20).toFixed(0)} MiB` : ""}` +
     `${postingsPages ? `; packed postings and their index ${((postingsPages * pageSize) / 2 ** 20).toFixed(0)} MiB` : ""}; database ${((pageCount * pageSize) / 2 ** 20).toFixed(0)} MiB`,
 );
 console.log(`load average during the run: ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);

@@ -1,25 +1,29 @@
 import { endianness } from "node:os";
+import { outsideBound } from "../core/geo-grid.js";
+import { SEARCH_FIELDS } from "../core/search-tokens.js";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
+import { termRowsOf } from "./place-terms.js";
 
 /**
- * The term index packed for reading (migration 013): one row per (grid cell, word) whose
- * `postings` BLOB holds every place of that cell with that word, as little-endian
- * float64 records of POSTING_STRIDE values: [place, lat, lng, fields, flags], ascending
- * by place (the same values as the `place_terms` rows it is built from; `fields` and
- * `flags` are that table's columns `tf` and `words`, see `TermRow`).
+ * The lead search's term index (migrations 013 and 017): one row per (grid cell, word)
+ * whose `postings` BLOB holds every place of that cell with that word (`termRowsOf`), as
+ * little-endian float64 records of POSTING_STRIDE values: [place, lat, lng, fields,
+ * flags], ascending by place.
  *
- * Why: turning SQLite rows into JavaScript values costs ~1 µs per row and value column
- * (better-sqlite3 builds an array and a number per value). The slowest 5 km searches read
- * ~4,000 rows (a common keyword in the densest towns): 8–18 ms in that conversion alone,
- * against ~0.4 ms for SQLite to walk them. Packed, the same search reads ~85 rows of one
- * BLOB each and decodes them with a typed-array view.
+ * Why packed: turning SQLite rows into JavaScript values costs ~1 µs per row and value
+ * column (better-sqlite3 builds an array and a number per value). The slowest 5 km
+ * searches read ~4,000 postings (a common keyword in the densest towns): 8–18 ms in that
+ * conversion alone as rows, against ~85 rows of one BLOB each decoded with a typed-array
+ * view.
  *
- * `place_terms` stays the truth, kept in sync by its triggers on every place write; its
- * own triggers list the cells they touch in `place_cells_stale`. A stale cell's postings
- * are not used: the search reads that cell's `place_terms` rows instead, so a search is
- * always exact, also half-way through an import. `refresh` rebuilds stale cells from
- * `place_terms`; the importer calls it once an import ends (rebuilding per batch would
- * rewrite a dense cell once per batch that touches it).
+ * `places` is the truth: triggers on it (migration 017) list the cells a write touches
+ * in `place_cells_stale`, and `refresh` rebuilds those cells from their places (found
+ * through `places_by_cell`). A stale cell's postings are not used: the search computes
+ * that cell's postings from its places instead (`scanStale`), so a search is always
+ * exact, also half-way through an import. The importer calls `refresh` once an import
+ * ends (rebuilding per batch would rewrite a dense cell once per batch that touches it).
+ * Until migration 017 a second copy of every posting, `place_terms`, was kept as rows.
  *
  * Two ways to read: `scan`, one seek per cell and term range (small circles), and
  * `scanRanges`, per word and range of consecutive cells through the (term, cell) index
@@ -33,8 +37,45 @@ const LITTLE_ENDIAN = endianness() === "LE";
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
 
-/** `place_terms` rows of one cell in key order (term, place), as `refresh` reads them. */
-type CellRow = [term: string, place: number, lat: number, lng: number, fields: number, flags: number];
+/** What a place's postings are made of, in this order: id, position, SEARCH_FIELDS, category tags. */
+const INDEXED_COLUMNS = `id, lat, lng, ${SEARCH_FIELDS.join(", ")}, category_tags`;
+type IndexedPlace = [id: number, lat: number, lng: number, ...fields: Array<string | null>];
+
+/**
+ * The postings of some places (ascending by id), per term in SQLite's order of terms
+ * (BINARY: by UTF-8 bytes, i.e. code points), optionally only the terms `wanted` keeps.
+ */
+function postingsOfPlaces(places: readonly IndexedPlace[], wanted?: (term: string) => boolean): PostingChunk[] {
+  const byTerm = new Map<string, number[]>();
+  for (const [id, lat, lng, ...text] of places) {
+    for (const row of termRowsOf(lat, lng, text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length])) {
+      if (wanted && !wanted(row.term)) continue;
+      let list = byTerm.get(row.term);
+      if (!list) byTerm.set(row.term, (list = []));
+      list.push(id, lat, lng, row.fields, row.flags);
+    }
+  }
+  return [...byTerm.keys()].sort(compareCodePoints).map((term) => ({ term, values: Float64Array.from(byTerm.get(term)!) }));
+}
+
+/** Strings in code point order (SQLite's BINARY order of UTF-8 text), which JavaScript's UTF-16 `<` is not beyond U+FFFF. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (U+D800–U+DFFF, half of a code point above U+FFFF) sorts after U+E000–U+FFFF.
+    const sx = x >= 0xd800 && x <= 0xdfff ? x + 0x2000 : x >= 0xe000 ? x - 0x800 : x;
+    const sy = y >= 0xd800 && y <= 0xdfff ? y + 0x2000 : y >= 0xe000 ? y - 0x800 : y;
+    return sx - sy;
+  }
+  return a.length - b.length;
+}
+
+function inRanges(term: string, ranges: readonly TermRange[]): boolean {
+  return ranges.some(([from, to]) => compareCodePoints(term, from) >= 0 && compareCodePoints(term, to) < 0);
+}
 
 /** One BLOB of postings from a flat [place, lat, lng, fields, flags]… list. */
 export function encodePostings(values: Float64Array): Buffer {
@@ -83,6 +124,7 @@ export class PlacePostingsRepo {
   private readonly rangeScanStatement;
   private readonly termsStatement;
   private readonly staleStatement;
+  private stalePlacesStatement: Statement | undefined;
 
   constructor(private readonly db: Db) {
     // Every term range of a search in one statement: per range and cell, one B-tree range
@@ -111,6 +153,30 @@ export class PlacePostingsRepo {
       )
       .pluck();
     this.staleStatement = db.prepare("SELECT cell FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))").pluck();
+  }
+
+  /**
+   * The postings of these (stale) cells for the terms in the ranges, computed from the
+   * cells' places that may lie within `radiusKm` of the centre: one chunk per term, as
+   * `scan` returns them.
+   */
+  scanStale(cells: readonly number[], ranges: readonly TermRange[], center: { lat: number; lng: number }, radiusKm: number): PostingChunk[] {
+    // The places of stale cells through places_by_cell. The last condition drops places of
+    // the cells' overhang that are surely outside the circle (see `outsideBound`) before
+    // they are tokenized.
+    this.stalePlacesStatement ??= this.db
+      .prepare(
+        `SELECT ${INDEXED_COLUMNS} FROM places
+          WHERE place_cell(lat, lng) IN (SELECT value FROM json_each(@cells))
+            AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
+              * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6) <= @h
+          ORDER BY id`,
+      )
+      .raw(true);
+    const places = this.stalePlacesStatement.all({ cells: JSON.stringify(cells), ...outsideBound(center, radiusKm) }) as IndexedPlace[];
+    return postingsOfPlaces(places, (term) => inRanges(term, ranges));
   }
 
   /** Which of these cells are stale (their postings must not be read). */
@@ -162,7 +228,7 @@ export class PlacePostingsRepo {
   }
 
   /**
-   * Rebuild every stale cell's postings from `place_terms`, a bounded number of cells per
+   * Rebuild every stale cell's postings from its places, a bounded number of cells per
    * immediate transaction (each cell's rebuild and its removal from the stale list commit
    * together, so a crash half-way leaves only cells still listed as stale). Returns the
    * number of cells rebuilt. Safe to run from two processes at once: a cell rebuilt twice
@@ -170,7 +236,7 @@ export class PlacePostingsRepo {
    */
   refresh(): number {
     const next = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell LIMIT ?").pluck();
-    const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
+    const postingsOfCell = this.postingsOfCell();
     const drop = this.db.prepare("DELETE FROM place_postings WHERE cell = ?");
     const insert = this.db.prepare("INSERT INTO place_postings (cell, term, postings) VALUES (?, ?, ?)");
     const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell = ?");
@@ -178,20 +244,7 @@ export class PlacePostingsRepo {
       const cells = next.all(CELLS_PER_TRANSACTION) as number[];
       for (const cell of cells) {
         drop.run(cell);
-        const rows = rowsOf.all(cell) as CellRow[];
-        let start = 0;
-        while (start < rows.length) {
-          const term = rows[start]![0];
-          let end = start;
-          while (end < rows.length && rows[end]![0] === term) end++;
-          const values = new Float64Array((end - start) * POSTING_STRIDE);
-          for (let i = start, o = 0; i < end; i++) {
-            const row = rows[i]!;
-            for (let k = 1; k <= POSTING_STRIDE; k++) values[o++] = row[k] as number;
-          }
-          insert.run(cell, term, encodePostings(values));
-          start = end;
-        }
+        for (const { term, values } of postingsOfCell(cell)) insert.run(cell, term, encodePostings(values));
         clear.run(cell);
       }
       return cells.length;
@@ -202,5 +255,28 @@ export class PlacePostingsRepo {
       total += n;
       if (n < CELLS_PER_TRANSACTION) return total;
     }
+  }
+
+  /**
+   * A cell's postings from its places; inside migrations 013 and 015 (which call `refresh`
+   * and must keep doing what they did), from the `place_terms` rows that were the index
+   * until migration 017 dropped them.
+   */
+  private postingsOfCell(): (cell: number) => PostingChunk[] {
+    if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
+      const placesOf = this.db.prepare(`SELECT ${INDEXED_COLUMNS} FROM places WHERE place_cell(lat, lng) = ? ORDER BY id`).raw(true);
+      return (cell) => postingsOfPlaces(placesOf.all(cell) as IndexedPlace[]);
+    }
+    const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
+    return (cell) => {
+      const rows = rowsOf.all(cell) as Array<[string, number, number, number, number, number]>;
+      const chunks: PostingChunk[] = [];
+      for (let start = 0, end = 0; start < rows.length; start = end) {
+        const term = rows[start]![0];
+        while (end < rows.length && rows[end]![0] === term) end++;
+        chunks.push({ term, values: Float64Array.from(rows.slice(start, end).flatMap((row) => row.slice(1) as number[])) });
+      }
+      return chunks;
+    };
   }
 }

@@ -4,8 +4,9 @@ import type { Db } from "./db.js";
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
  * from a re-imported file. (The read side, for search, is `place-search.ts`; the
- * geocoder's localities are `localities.ts`.) The R*Tree and the term index follow
- * `places` through triggers (migrations 014 and 015), so nothing here touches them directly.
+ * geocoder's localities are `localities.ts`.) The R*Tree follows `places` through
+ * its triggers and the term index marks the cells a write touches stale (migration 017), so
+ * nothing here touches them directly.
  */
 
 export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
@@ -208,7 +209,7 @@ export class PlacesRepo {
       .all(afterId, limit) as CategoryBackfillRow[];
   }
 
-  /** Write backfilled category tags (the term index follows through its triggers) and take the places off the list. */
+  /** Write backfilled category tags (its cells become stale through the triggers) and take the places off the list. */
   completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string }>): void {
     const update = this.db.prepare("UPDATE places SET category_tags = ? WHERE id = ? AND category_tags IS NOT ?");
     const done = this.db.prepare("DELETE FROM place_category_backfill WHERE place = ?");

@@ -5,7 +5,8 @@ import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
 import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
-import { decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { compareCodePoints, decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { postingsFromPlaces } from "../../src/store/migrations/017-postings-from-places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
@@ -30,8 +31,8 @@ describe("packed postings (encoding)", () => {
   });
 });
 
-describe("packed postings (kept in step with the term index)", () => {
-  test("writes mark the cells they touch stale; refresh packs exactly the term rows and clears the list", () => {
+describe("packed postings (kept in step with the places)", () => {
+  test("writes mark the cells they touch stale; refresh packs exactly the places' term rows and clears the list", () => {
     const { db, repo, source } = placesRepoSetup();
     const postings = new PlacePostingsRepo(db);
     const s = source("a.csv");
@@ -75,7 +76,7 @@ describe("packed postings (kept in step with the term index)", () => {
     expect(packed).toEqual(rows);
   });
 
-  test("a search never reads a stale cell's postings: it reads that cell's term rows, and ranks exactly as after the rebuild", () => {
+  test("a search never reads a stale cell's postings: it computes them from that cell's places, and ranks exactly as after the rebuild", () => {
     const { db, repo, source } = placesRepoSetup();
     const s = source("a.csv");
     const center = { lat: 47.14, lng: 9.52 };
@@ -94,7 +95,8 @@ describe("packed postings (kept in step with the term index)", () => {
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([1]);
     // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
     const cells = cellsOfCircle(center, 40, 1e6)!;
-    const fresh = cells.filter((c) => !packedIndex(db).stale.includes(c));
+    const staleCells = new Set(packedIndex(db).stale);
+    const fresh = cells.filter((c) => !staleCells.has(c));
     expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
     expect(provider.rankedMatches(center, 40, "restaurant").map((r) => r.id)).toEqual(stale.map((r) => r.id));
 
@@ -121,5 +123,38 @@ describe("packed postings (kept in step with the term index)", () => {
     } finally {
       after.close();
     }
+  });
+});
+
+describe("postings from places (migration 017)", () => {
+  test("an index written with place_terms keeps its postings; place_terms is gone and later writes still mark their cells", () => {
+    const file = join(tempDir(), "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
+    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
+    insert.run("b", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
+    new PlacePostingsRepo(before).refresh();
+    const packedBefore = packedIndex(before).packed;
+    before.close();
+    const after = openDatabase(file);
+    try {
+      expect(after.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'place_terms%'").all()).toEqual([]);
+      expect(packedIndex(after)).toEqual({ packed: packedBefore, rows: packedBefore, stale: [] });
+      after.prepare("UPDATE places SET name = 'Salon Bella' WHERE place_id = 'b'").run();
+      expect(packedIndex(after).stale).toEqual([cellOf(47.2, 9.6)]);
+      const { actual, expected } = termIndex(after);
+      expect(actual.map((r) => r.term)).toContain("bella");
+      expect(actual).toEqual(expected);
+    } finally {
+      after.close();
+    }
+  });
+
+  test("terms compare in code point order, as SQLite orders them, also beyond U+FFFF", () => {
+    const words = ["z", "\u{1F600}", "\uFFFD", "a", "ab", ""];
+    expect([...words].sort(compareCodePoints)).toEqual(["", "a", "ab", "z", "\uFFFD", "\u{1F600}"]);
+    const db = placesRepoSetup().db;
+    expect(db.prepare("SELECT value FROM json_each(?) ORDER BY value").pluck().all(JSON.stringify(words))).toEqual([...words].sort(compareCodePoints));
   });
 });

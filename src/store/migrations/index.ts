@@ -14,6 +14,7 @@ import { placePostings } from "./013-place-postings.js";
 import { dropPlacesFts } from "./014-drop-places-fts.js";
 import { categoryTags } from "./015-category-tags.js";
 import { namedPlaces } from "./016-named-places.js";
+import { postingsFromPlaces } from "./017-postings-from-places.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   dropPlacesFts,
   categoryTags,
   namedPlaces,
+  postingsFromPlaces,
 ];

@@ -1,0 +1,46 @@
+import type { Migration } from "./migration.js";
+
+/**
+ * The packed postings (`place_postings`, migration 013) become the lead search's only term
+ * index: `place_terms` and its triggers go, and the postings of a cell are rebuilt from
+ * the `places` of that cell (`src/store/place-postings.ts`).
+ *
+ * Why: both tables held every (cell, word, place) posting. At a million places
+ * `place_terms` was 140 MiB of the database's 624, and its per-row triggers (a
+ * JavaScript table-valued function, then random inserts into a B-tree clustered by cell)
+ * were most of an import's write time; the search read it only for cells whose packing
+ * was out of date, which it can as well compute from those cells' places.
+ *
+ * `places_by_cell` indexes places by their grid cell (`place_cell(lat, lng)`, a function
+ * registered on every connection by `openDatabase`, the same `cellOf` the search uses),
+ * so a cell's places are one index range. Triggers on `places` list the cells a write
+ * touches in `place_cells_stale`, as the `place_terms` triggers did. Nothing is rebuilt
+ * here: the postings already hold what `places` says.
+ */
+export const postingsFromPlaces: Migration = {
+  name: "places: packed postings rebuilt from places; place_terms dropped",
+  up(db) {
+    db.exec(`
+      DROP TRIGGER IF EXISTS place_terms_ai;
+      DROP TRIGGER IF EXISTS place_terms_ad;
+      DROP TRIGGER IF EXISTS place_terms_au;
+      DROP TRIGGER IF EXISTS place_terms_stale_ai;
+      DROP TRIGGER IF EXISTS place_terms_stale_ad;
+      DROP TRIGGER IF EXISTS place_terms_stale_au;
+      DROP TABLE place_terms;
+
+      CREATE INDEX places_by_cell ON places (place_cell(lat, lng));
+
+      CREATE TRIGGER places_stale_ai AFTER INSERT ON places BEGIN
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(new.lat, new.lng));
+      END;
+      CREATE TRIGGER places_stale_ad AFTER DELETE ON places BEGIN
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(old.lat, old.lng));
+      END;
+      CREATE TRIGGER places_stale_au AFTER UPDATE OF lat, lng, name, category_text, cuisine, brand, description, category_tags ON places BEGIN
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(old.lat, old.lng));
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(new.lat, new.lng));
+      END;
+    `);
+  },
+};
