@@ -1,4 +1,4 @@
-import { EARTH_RADIUS_KM, toDeg, toRad, type LatLng } from "./geo.js";
+import { EARTH_RADIUS_KM, toDeg, toRad, type BoundingBox, type LatLng } from "./geo.js";
 
 /**
  * The lead search's grid: the cells its term index is clustered by (src/store/place-terms.ts)
@@ -27,6 +27,18 @@ function cellCol(lng: number): number {
 /** The grid cell of a point (the same arithmetic at import and at query time). */
 export function cellOf(lat: number, lng: number): number {
   return cellRow(lat) * COLS + cellCol(lng);
+}
+
+/**
+ * The cells of a box as ranges of consecutive cell ids, one per grid row: what the
+ * places index (`places_by_cell`) reads a box by, one index range per row.
+ */
+export function cellRangesOfBox(box: BoundingBox): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const first = cellCol(box.minLng);
+  const last = cellCol(box.maxLng);
+  for (let row = cellRow(box.minLat); row <= cellRow(box.maxLat); row++) ranges.push([row * COLS + first, row * COLS + last]);
+  return ranges;
 }
 
 /**

@@ -4,9 +4,8 @@ import type { Db } from "./db.js";
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
  * from a re-imported file. (The read side, for search, is `place-search.ts`; the
- * geocoder's localities are `localities.ts`.) The R*Tree follows `places` through
- * its triggers and the term index marks the cells a write touches stale (migration 017), so
- * nothing here touches them directly.
+ * geocoder's localities are `localities.ts`.) Triggers on `places` list the cells a write
+ * touches as stale for the term index (migration 017), so nothing here touches it directly.
  */
 
 export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
@@ -128,7 +127,7 @@ export class PlacesRepo {
     }).immediate();
   }
 
-  /** Drop a source and (by cascade, through the triggers) its places, R*Tree and term-index rows. Returns the places removed. */
+  /** Drop a source and its places (their cells of the term index turn stale through the triggers). Returns the places removed. */
   deleteSource(sourceId: number): number {
     return this.db.transaction(() => {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
@@ -234,12 +233,11 @@ export class PlacesRepo {
       .all() as SourceStats[];
   }
 
-  /** Sanity figures: places and R*Tree rows (equal when the triggers did their job), localities. */
-  indexCounts(): { places: number; rtree: number; cities: number; postcodes: number } {
+  /** Sanity figures: places, localities. */
+  indexCounts(): { places: number; cities: number; postcodes: number } {
     const one = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
       places: one("SELECT count(*) AS n FROM places"),
-      rtree: one("SELECT count(*) AS n FROM places_rtree"),
       cities: one("SELECT count(*) AS n FROM localities WHERE kind = 'city'"),
       postcodes: one("SELECT count(*) AS n FROM localities WHERE kind = 'postcode'"),
     };

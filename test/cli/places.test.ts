@@ -102,7 +102,6 @@ describe("outreach places stats", () => {
     expect(json.sources).toHaveLength(2);
     expect(json.sources[1]).toMatchObject({ kind: "osm", dataDate: "2026-03-29", licence: "ODbL-1.0", status: "complete" });
     expect(json.index.places).toBe(json.sources[0].places + json.sources[1].places);
-    expect(json.index.rtree).toBe(json.index.places);
     expect(json.attribution).toHaveLength(2);
   });
 });

@@ -28,7 +28,7 @@ describe("importing into the places index", () => {
     expect(second).toMatchObject({ added: 0, updated: 0, unchanged: first.added, removed: 0, total: first.added });
     expect(placeIds(db)).toEqual(before);
     const counts = service.stats().index;
-    expect(counts).toMatchObject({ places: first.added, rtree: first.added });
+    expect(counts).toMatchObject({ places: first.added });
     const [source] = service.stats().sources;
     expect(source).toMatchObject({ kind: "osm", data_date: "2026-03-29", licence: "ODbL-1.0", status: "complete", place_count: first.added });
     // The term index holds the labels: "restaurant" and words starting with "dent" find places.
@@ -69,7 +69,7 @@ describe("importing into the places index", () => {
     const first = await service.importFile(liechtensteinPbf());
     const replaced = await service.importFile(liechtensteinPbf(), { replace: true });
     expect(replaced).toMatchObject({ removed: first.total, added: first.total, updated: 0, unchanged: 0, total: first.total });
-    expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total });
+    expect(service.stats().index).toMatchObject({ places: first.total });
   });
 
   test("the search's term index follows a real import, its re-import and --replace row for row", async () => {
@@ -219,7 +219,7 @@ describe("your own CSV and NDJSON lists", () => {
     const second = await instance.services.placesImport.importFile(file);
     expect(second).toMatchObject({ added: 0, updated: 1, removed: 1, total: 1 });
     expect(instance.services.deps.db.prepare("SELECT id, name FROM places").all()).toEqual([{ ...(idBefore as object), name: "Alpha & Partners" }]);
-    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1, rtree: 1 });
+    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1 });
   });
 
   test("an import that fails half-way keeps the batches written, marks the source failed, and the next run completes it", async () => {
@@ -241,7 +241,7 @@ describe("your own CSV and NDJSON lists", () => {
     const [failed] = service.stats().sources;
     expect(failed).toMatchObject({ status: "failed", place_count: 10 });
     // What was written is packed for the search too: a failed import leaves no stale cell.
-    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, staleCells: 0 });
+    expect(service.stats().index).toMatchObject({ places: 10, staleCells: 0 });
     const done = await service.importFile(file, { batchSize: 10 });
     expect(done).toMatchObject({ added: 15, unchanged: 10, total: 25 });
     expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });

@@ -127,7 +127,7 @@ describe("packed postings (kept in step with the places)", () => {
 });
 
 describe("postings from places (migration 017)", () => {
-  test("an index written with place_terms keeps its postings; place_terms is gone and later writes still mark their cells", () => {
+  test("an index written with place_terms keeps its postings; place_terms and the R*Tree are gone and later writes still mark their cells", () => {
     const file = join(tempDir(), "outreach.db");
     const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
     const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
@@ -139,7 +139,7 @@ describe("postings from places (migration 017)", () => {
     before.close();
     const after = openDatabase(file);
     try {
-      expect(after.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'place_terms%'").all()).toEqual([]);
+      expect(after.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'place_terms%' OR name LIKE 'places_rtree%'").all()).toEqual([]);
       expect(packedIndex(after)).toEqual({ packed: packedBefore, rows: packedBefore, stale: [] });
       after.prepare("UPDATE places SET name = 'Salon Bella' WHERE place_id = 'b'").run();
       expect(packedIndex(after).stale).toEqual([cellOf(47.2, 9.6)]);

@@ -15,7 +15,7 @@ import { TermMatches, type Ranked } from "./term-matches.js";
 
 /**
  * Above this many grid cells (a circle reaching a pole, where a box spans every
- * longitude), the search reads the R*Tree box instead: there are few places there, and
+ * longitude), the search reads the box's places instead: there are few places there, and
  * listing hundreds of thousands of cells would cost more than the places.
  */
 const MAX_CELLS = 60_000;
@@ -175,7 +175,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     return matches.results();
   }
 
-  /** The fallback plan (polar circles): every place in the R*Tree box, matched on its text and tags. Public for the bench. */
+  /** The fallback plan (polar circles): every place in the box (by grid row), matched on its text and tags. Public for the bench. */
   boxScan(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     const match = textMatcher(slots);
     const ranked: Ranked[] = [];

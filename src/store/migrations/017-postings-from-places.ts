@@ -16,9 +16,14 @@ import type { Migration } from "./migration.js";
  * so a cell's places are one index range. Triggers on `places` list the cells a write
  * touches in `place_cells_stale`, as the `place_terms` triggers did. Nothing is rebuilt
  * here: the postings already hold what `places` says.
+ *
+ * The R*Tree goes too: its per-row inserts were two thirds of an import's write time
+ * (bench/country-import.js) and 51 MiB at a million places, for two readers that
+ * `places_by_cell` serves as well, one index range per grid row of a box: the search's
+ * fallback for polar circles and the geocoder's "is there data near this city".
  */
 export const postingsFromPlaces: Migration = {
-  name: "places: packed postings rebuilt from places; place_terms dropped",
+  name: "places: packed postings rebuilt from places, places indexed by grid cell; place_terms and the R*Tree dropped",
   up(db) {
     db.exec(`
       DROP TRIGGER IF EXISTS place_terms_ai;
@@ -28,6 +33,10 @@ export const postingsFromPlaces: Migration = {
       DROP TRIGGER IF EXISTS place_terms_stale_ad;
       DROP TRIGGER IF EXISTS place_terms_stale_au;
       DROP TABLE place_terms;
+      DROP TRIGGER IF EXISTS places_rtree_ai;
+      DROP TRIGGER IF EXISTS places_rtree_ad;
+      DROP TRIGGER IF EXISTS places_rtree_au;
+      DROP TABLE places_rtree;
 
       CREATE INDEX places_by_cell ON places (place_cell(lat, lng));
 
