@@ -6,7 +6,7 @@ import { importerFor } from "../providers/places/importers/index.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
+import type { PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
@@ -18,12 +18,20 @@ export const DEFAULT_BATCH_SIZE = 1000;
 const MAX_REJECTED_ROWS = 50;
 /** Records (places or skips) between progress reports besides the one after each batch. */
 const PROGRESS_EVERY = 5000;
+/** Least milliseconds between two reports of bytes read (the reader reports every block). */
+const READ_PROGRESS_MS = 250;
 
 export interface ImportProgress {
   file: string;
   /** Places read from the file so far (written or about to be). */
   places: number;
   skipped: number;
+  /** Places read per second since the import started. */
+  placesPerSecond: number;
+  /** How far the current pass over the file has got (formats that report it: PBF). */
+  read?: ReadProgress;
+  /** Seconds the current pass needs at its rate so far; null until known. */
+  passEtaSeconds: number | null;
 }
 
 export interface ImportSummary {
@@ -163,6 +171,25 @@ export class PlacesImportService {
     let skippedTotal = 0;
     let batch: PlaceWrite[] = [];
     const namedPlaces: NamedPlaceRow[] = [];
+    let lastRead: ReadProgress | undefined;
+    let passStarted = started;
+    let lastReadReport = 0;
+    const report = () => {
+      if (!options.onProgress) return;
+      const now = performance.now();
+      const passSeconds = (now - passStarted) / 1000;
+      const passEtaSeconds = lastRead && lastRead.bytes > 0 && passSeconds > 0 ? (passSeconds * (lastRead.totalBytes - lastRead.bytes)) / lastRead.bytes : null;
+      const placesPerSecond = read / Math.max((now - started) / 1000, 1e-3);
+      options.onProgress({ file: name, places: read, skipped: skippedTotal, placesPerSecond, read: lastRead, passEtaSeconds });
+    };
+    const onRead = (progress: ReadProgress) => {
+      if (progress.pass !== lastRead?.pass) passStarted = performance.now();
+      lastRead = progress;
+      const now = performance.now();
+      if (now - lastReadReport < READ_PROGRESS_MS) return;
+      lastReadReport = now;
+      report();
+    };
     const flush = () => {
       if (batch.length === 0) return;
       const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
@@ -170,14 +197,14 @@ export class PlacesImportService {
       counts.updated += result.updated;
       counts.unchanged += result.unchanged;
       batch = [];
-      options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+      report();
     };
     try {
-      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal })) {
+      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal, onRead })) {
         // Ctrl-C stops between records, not only when the importer next touches the file.
         options.signal?.throwIfAborted();
         // Extracts are mostly skipped elements: report progress on them too, not only per batch.
-        if ((read + skippedTotal) % PROGRESS_EVERY === 0) options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+        if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
         if (item.kind === "skip") {
           skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
           skippedTotal++;

@@ -1,8 +1,9 @@
 import { foldForSearch } from "../../src/core/text.js";
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { parseBoundingBox } from "../../src/services/places-import.js";
+import { parseBoundingBox, type ImportProgress } from "../../src/services/places-import.js";
+import { progressLine } from "../../src/cli/commands/places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
@@ -13,7 +14,7 @@ function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"][
 }
 
 describe("importing into the places index", () => {
-  test("re-importing the same file updates in place: same count, same IDs and rowids, R*Tree in step", async () => {
+  test("re-importing the same file updates in place: same count, same IDs and rowids", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
     const db = instance.services.deps.db;
@@ -132,6 +133,27 @@ describe("importing into the places index", () => {
       .prepare("SELECT count(*) AS n FROM places WHERE lat < 36.9 OR lat > 42.6 OR lng < -91.6 OR lng > -87.0")
       .get() as { n: number };
     expect(outside.n).toBe(0);
+  });
+
+  test("progress says how far each pass over a PBF has read, with the places' rate and the pass's time left", async () => {
+    const instance = createTestInstance();
+    const reports: ImportProgress[] = [];
+    const summary = await instance.services.placesImport.importFile(liechtensteinPbf(), { batchSize: 200, onProgress: (p) => reports.push(p) });
+    const size = statSync(liechtensteinPbf()).size;
+    const withBytes = reports.filter((r) => r.read);
+    expect(withBytes.length).toBeGreaterThan(0);
+    expect(withBytes.every((r) => r.read!.totalBytes === size && r.read!.bytes > 0 && r.read!.bytes <= size)).toBe(true);
+    // Within a pass the bytes only grow; the businesses' pass comes first.
+    expect(withBytes[0]!.read!.pass).toBe(1);
+    for (let i = 1; i < withBytes.length; i++) {
+      const [a, b] = [withBytes[i - 1]!.read!, withBytes[i]!.read!];
+      if (a.pass === b.pass) expect(b.bytes).toBeGreaterThanOrEqual(a.bytes);
+      else expect(b.pass).toBeGreaterThan(a.pass);
+    }
+    expect(reports.at(-1)!.places).toBeLessThanOrEqual(summary.total);
+    expect(reports.every((r) => r.placesPerSecond >= 0 && (r.passEtaSeconds === null || r.passEtaSeconds >= 0))).toBe(true);
+    const line = progressLine({ ...withBytes.at(-1)!, read: { pass: 1, bytes: 120e6, totalBytes: 4e9 }, places: 12_000, placesPerSecond: 5300.4, skipped: 2, passEtaSeconds: 725 });
+    expect(line).toBe("liechtenstein-2026-03-29.osm.pbf: 120/4,000 MB (3 %, businesses), 12,000 places at 5,300/s, 2 skipped, ~12 min left in this pass");
   });
 
   test("a bad --bbox names what is wrong", () => {
