@@ -1,13 +1,16 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { basename, resolve } from "node:path";
 import { iso1A2Code } from "@rapideditor/country-coder";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
+import { installedVocabularyStamp } from "../providers/places/vocabulary-build.js";
 import { importerFor } from "../providers/places/importers/index.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
 import type { PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
-import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+import { PlacesRepo, type PlaceSourceRow, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
 import type { ServiceDeps } from "./deps.js";
@@ -53,6 +56,22 @@ export interface ImportSummary {
   withPhone: number;
   withEmail: number;
   seconds: number;
+  /** The file, bounding box and import rules were those of the source's last complete import: nothing was read or written. */
+  unchangedFile: boolean;
+}
+
+/**
+ * Bump when what an import derives from the same file changes (tag mapping, cleaning,
+ * term rules): a re-import must then read the file again instead of trusting the
+ * fingerprint of the last one. The vocabulary's packages are in the fingerprint already.
+ */
+const IMPORT_RULES = "places-import 1";
+
+/** What a complete import read: the file's SHA-256, the bbox and the rules it was mapped with (migration 018). */
+async function importFingerprint(file: string, bbox: BoundingBox | undefined, signal?: AbortSignal): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20, signal })) hash.update(chunk as Buffer);
+  return JSON.stringify({ sha256: hash.digest("hex"), bbox: bbox ?? null, rules: IMPORT_RULES, vocabulary: installedVocabularyStamp() });
 }
 
 export interface ImportFileOptions {
@@ -156,6 +175,9 @@ export class PlacesImportService {
     const name = basename(file);
     const importer = importerFor(file);
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    const fingerprint = await importFingerprint(file, options.bbox, options.signal);
+    const previous = this.repo.sourceByName(name);
+    if (!options.replace && previous?.status === "complete" && previous.fingerprint === fingerprint) return this.unchangedSummary(previous, started);
     let removed = 0;
     if (options.replace) {
       const existing = this.repo.sourceByName(name);
@@ -228,7 +250,7 @@ export class PlacesImportService {
       throw err;
     }
     const info = importer.source();
-    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString() });
+    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
     removed += gone;
     this.postings.refresh();
     this.localities.replaceNamedPlaces(source.id, namedPlaces);
@@ -246,6 +268,28 @@ export class PlacesImportService {
       withPhone: stats?.with_phone ?? 0,
       withEmail: stats?.with_email ?? 0,
       seconds: (performance.now() - started) / 1000,
+      unchangedFile: false,
+    };
+  }
+
+  /** The summary of a re-import the fingerprint showed has nothing to change. */
+  private unchangedSummary(source: PlaceSourceRow, started: number): ImportSummary {
+    const stats = this.repo.sourceStats().find((s) => s.id === source.id);
+    return {
+      file: source.name,
+      source: { name: source.name, kind: source.kind, dataDate: source.data_date, licence: source.licence },
+      added: 0,
+      updated: 0,
+      unchanged: source.place_count,
+      removed: 0,
+      skipped: {},
+      rejectedRows: [],
+      total: source.place_count,
+      withWebsite: stats?.with_website ?? 0,
+      withPhone: stats?.with_phone ?? 0,
+      withEmail: stats?.with_email ?? 0,
+      seconds: (performance.now() - started) / 1000,
+      unchangedFile: true,
     };
   }
 

@@ -20,6 +20,8 @@ export interface PlaceSourceRow {
   imported_at: string;
   place_count: number;
   status: "importing" | "complete" | "failed";
+  /** What its last complete import read (migration 018); null while importing or after a failure. */
+  fingerprint: string | null;
 }
 
 /** A place as written, one field per column (JSON already serialised); the importers' PlaceRecord is its decoded form. */
@@ -120,7 +122,7 @@ export class PlacesRepo {
         .prepare(
           `INSERT INTO place_sources (kind, name, data_date, licence, attribution, imported_at, status)
            VALUES (@kind, @name, @dataDate, @licence, @attribution, @now, 'importing')
-           ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, status = 'importing'
+           ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, status = 'importing', fingerprint = NULL
            RETURNING *`,
         )
         .get(row) as PlaceSourceRow;
@@ -170,7 +172,10 @@ export class PlacesRepo {
   }
 
   /** After a complete import: remove the source's places this import did not see, record the outcome. */
-  completeSource(sourceId: number, info: { dataDate: string | null; licence: string; attribution: string; now: string }): { removed: number; placeCount: number } {
+  completeSource(
+    sourceId: number,
+    info: { dataDate: string | null; licence: string; attribution: string; now: string; fingerprint?: string | null },
+  ): { removed: number; placeCount: number } {
     return this.db.transaction(() => {
       const removed = this.db
         .prepare("DELETE FROM places WHERE source_id = ? AND id NOT IN (SELECT place_rowid FROM temp.import_seen)")
@@ -178,9 +183,9 @@ export class PlacesRepo {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
       this.db
         .prepare(
-          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete' WHERE id = ?",
+          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete', fingerprint = ? WHERE id = ?",
         )
-        .run(info.dataDate, info.licence, info.attribution, info.now, n, sourceId);
+        .run(info.dataDate, info.licence, info.attribution, info.now, n, info.fingerprint ?? null, sourceId);
       this.db.exec("DELETE FROM temp.import_seen");
       return { removed, placeCount: n };
     }).immediate();

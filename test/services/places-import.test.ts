@@ -156,6 +156,30 @@ describe("importing into the places index", () => {
     expect(line).toBe("liechtenstein-2026-03-29.osm.pbf: 120/4,000 MB (3 %, businesses), 12,000 places at 5,300/s, 2 skipped, ~12 min left in this pass");
   });
 
+  test("re-importing an unchanged file reads nothing (its fingerprint matches); a changed file, another --bbox or --replace read it again", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const db = instance.services.deps.db;
+    const dir = tempDir();
+    const file = join(dir, "shops.ndjson");
+    const rows = (names: string[]) => names.map((name, i) => JSON.stringify({ placeId: `s${i}`, name, lat: 47.1 + i / 100, lng: 9.5 })).join("\n") + "\n";
+    writeFileSync(file, rows(["Bäckerei Beck", "Café Wolf"]));
+    const first = await service.importFile(file);
+    expect(first).toMatchObject({ added: 2, unchangedFile: false });
+    // Proof that the second import did not read the file: a place changed behind its back stays changed.
+    db.prepare("UPDATE places SET name = 'edited in the database' WHERE place_id LIKE '%:s0'").run();
+    expect(await service.importFile(file)).toMatchObject({ added: 0, updated: 0, unchanged: 2, removed: 0, total: 2, unchangedFile: true });
+    expect(db.prepare("SELECT name FROM places WHERE place_id LIKE '%:s0'").pluck().get()).toBe("edited in the database");
+    // Another bbox is another import.
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ updated: 1, unchangedFile: false });
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ unchangedFile: true });
+    // --replace always reads the file.
+    expect(await service.importFile(file, { replace: true, bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ added: 2, removed: 2, unchangedFile: false });
+    // A changed file is read and diffed.
+    writeFileSync(file, rows(["Bäckerei Beck", "Café Wolf am Markt"]));
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ updated: 1, unchanged: 1, unchangedFile: false });
+  });
+
   test("a bad --bbox names what is wrong", () => {
     expect(() => parseBoundingBox("1,2,3")).toThrow(/four numbers/);
     expect(() => parseBoundingBox("10,47,9,48")).toThrow(/minimums must be smaller/);

@@ -61,7 +61,11 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         if (isAppError(err)) throw new CliError(err.message, EXIT.usage);
         throw err;
       }
-      spinner.succeed(`${summary.file}: ${summary.total.toLocaleString("en")} places in ${summary.seconds.toFixed(1)} s`);
+      spinner.succeed(
+        summary.unchangedFile
+          ? `${summary.file}: unchanged since its last import (${summary.total.toLocaleString("en")} places), nothing to do`
+          : `${summary.file}: ${summary.total.toLocaleString("en")} places in ${summary.seconds.toFixed(1)} s`,
+      );
       summaries.push(summary);
       if (!options.json) printSummary(ctx, summary);
     }

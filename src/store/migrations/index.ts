@@ -15,6 +15,7 @@ import { dropPlacesFts } from "./014-drop-places-fts.js";
 import { categoryTags } from "./015-category-tags.js";
 import { namedPlaces } from "./016-named-places.js";
 import { postingsFromPlaces } from "./017-postings-from-places.js";
+import { placeSourceFingerprint } from "./018-place-source-fingerprint.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -41,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   categoryTags,
   namedPlaces,
   postingsFromPlaces,
+  placeSourceFingerprint,
 ];
