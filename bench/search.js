@@ -25,6 +25,7 @@ import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
 import { createApp } from "../dist/server/app.js";
 import { LocalPlaceProvider } from "../dist/providers/places/local.js";
+import { postingsCount } from "../dist/store/place-postings.js";
 import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabulary.js";
 import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./_synthetic-places.js";
 import { distanceKm } from "../dist/core/geo.js";
@@ -145,9 +146,10 @@ for (const q of qs.slice(0, 20)) {
 }
 const boxScan = summary(boxScanSamples);
 
-// Postings (one per place and term) in the packed index: 40 bytes each (POSTING_STRIDE float64s).
-const termRows = db.prepare("SELECT coalesce(sum(length(postings)), 0) / 40 AS n FROM place_postings").get().n;
-const tagRows = db.prepare("SELECT coalesce(sum(length(postings)), 0) / 40 AS n FROM place_postings WHERE term >= '#' AND term < '$'").get().n;
+// Postings (one per place and term) in the packed index: each BLOB starts with its count.
+const countPostings = (where) => db.prepare(`SELECT postings FROM place_postings ${where}`).pluck().all().reduce((n, blob) => n + postingsCount(blob), 0);
+const termRows = countPostings("");
+const tagRows = countPostings("WHERE term >= '#' AND term < '$'");
 let postingsPages = null;
 try {
   postingsPages = db.prepare("SELECT count(*) FROM dbstat WHERE name IN ('place_postings', 'place_postings_by_term')").pluck().get();

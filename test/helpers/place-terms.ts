@@ -1,18 +1,19 @@
-import { decodePostings, PlacePostingsRepo, POSTING_STRIDE } from "../../src/store/place-postings.js";
+import { decodePostings, indexCoordinate, PlacePostingsRepo, POSTING_STRIDE } from "../../src/store/place-postings.js";
 import type { Db } from "../../src/store/db.js";
 
 /** One posting as a row: the shape `place_terms_of` gives (`tf` = fields, `words` = flags). */
 export type TermIndexRow = { cell: number; term: string; place: number; lat: number; lng: number; tf: number; words: number };
 const byPlaceThenTerm = (a: TermIndexRow, b: TermIndexRow) => a.place - b.place || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
 
-/** The postings `places` should give: every place's term rows through the same function the index is built with. */
+/** The postings `places` should give: every place's term rows through the same function the index is built with, coordinates as stored. */
 function expectedRows(db: Db): TermIndexRow[] {
-  return db
+  const rows = db
     .prepare(
       `SELECT t.cell, t.term, p.id AS place, p.lat, p.lng, t.tf, t.words
          FROM places p, place_terms_of(p.lat, p.lng, p.name, p.category_text, coalesce(p.cuisine, ''), coalesce(p.brand, ''), coalesce(p.description, ''), p.category_tags) t`,
     )
     .all() as TermIndexRow[];
+  return rows.map((r) => ({ ...r, lat: indexCoordinate(r.lat), lng: indexCoordinate(r.lng) }));
 }
 
 function unpacked(db: Db): TermIndexRow[] {

@@ -5,7 +5,7 @@ import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
 import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
-import { compareCodePoints, decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { compareCodePoints, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
 import { postingsFromPlaces } from "../../src/store/migrations/017-postings-from-places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
@@ -13,21 +13,33 @@ import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js
 import { testVocabulary } from "../helpers/places.js";
 
 describe("packed postings (encoding)", () => {
-  test("round-trips every float64 exactly, also from a BLOB that is not 8-byte aligned", () => {
-    const values = Float64Array.from([1, 47.141592653589793, 9.521234567890123, 1024 ** 4 * 1023 + 5, -1, 2 ** 53 - 1, 0.1, -0, 3, 4]);
-    const blob = Buffer.from(encodePostings(values));
-    expect(Array.from(decodePostings(blob))).toEqual(Array.from(values));
-    // The same bytes three bytes into a larger buffer: a view is impossible, a copy is made.
-    const shifted = Buffer.alloc(blob.length + 3);
-    blob.copy(shifted, 3);
-    const unaligned = shifted.subarray(3);
-    expect(unaligned.byteOffset % 8).not.toBe(0);
-    expect(Array.from(decodePostings(unaligned))).toEqual(Array.from(values));
+  test("round-trips ids, fields and flags exactly and coordinates to 1e-7 degrees (OSM's own grid: exactly)", () => {
+    const values = Float64Array.from([
+      1, 47.141592653589793, 9.521234567890123, 3, 1,
+      1024 ** 4 * 1023 + 5, -33.8688197, -151.2092955, 0, 0,
+      2 ** 53 - 1, 89.9999999, 179.9999999, 31, 1,
+    ]);
+    const decoded = decodePostings(encodePostings(values));
+    expect(decoded).toHaveLength(values.length);
+    for (let i = 0; i < values.length; i++) {
+      if (i % 5 === 1 || i % 5 === 2) {
+        expect(Math.abs(decoded[i]! - values[i]!)).toBeLessThanOrEqual(0.5e-7);
+        expect(decoded[i]).toBe(indexCoordinate(values[i]!));
+      } else expect(decoded[i]).toBe(values[i]);
+    }
+    // An OSM node's coordinate (a whole number of 1e-7 degrees) comes back as the same double.
+    expect(decodePostings(encodePostings(Float64Array.from([7, 471234567 / 1e7, 95212345 / 1e7, 1, 0])))[1]).toBe(471234567 / 1e7);
+    expect(postingsCount(encodePostings(values))).toBe(3);
+    // Close places of one cell cost about 11 bytes each, not 40.
+    const cell = Float64Array.from(Array.from({ length: 100 }, (_, i) => [1000 + i * 3, 47.14 + (i % 10) * 0.0009, 9.52 + i * 0.00013, 1, 1]).flat());
+    expect(encodePostings(cell).length).toBeLessThan(100 * 12);
   });
 
-  test("a BLOB that is not whole records is refused, not read past its end", () => {
-    expect(() => decodePostings(Buffer.alloc(41))).toThrow(/corrupt postings: 41 bytes/);
-    expect(() => decodePostings(Buffer.alloc(16))).toThrow(/not a multiple of 40/);
+  test("a BLOB cut short or with bytes left over is refused, not read past its end", () => {
+    const blob = encodePostings(Float64Array.from([1, 47, 9, 1, 0, 2, 47.1, 9.1, 1, 0]));
+    expect(() => decodePostings(blob.subarray(0, blob.length - 1))).toThrow(/corrupt postings: truncated/);
+    expect(() => decodePostings(Buffer.concat([blob, Buffer.from([0])]))).toThrow(/bytes after the last record/);
+    expect(() => decodePostings(Buffer.from([100, 1, 2]))).toThrow(/100 records cannot fit in 3 bytes/);
   });
 });
 
