@@ -54,18 +54,21 @@ export class NodePositions {
     this.lng = new Float64Array(n).fill(NaN);
   }
 
-  private indexOf(id: number): number {
-    if (id < this.lastId) {
-      // Not ascending: find the place by binary search, then walk on from there.
-      let lo = 0;
-      let hi = this.count;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (this.ids[mid]! < id) lo = mid + 1;
-        else hi = mid;
-      }
-      this.cursor = lo;
+  /** The first index whose id is not below `id` (binary search). */
+  private lowerBound(id: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! < id) lo = mid + 1;
+      else hi = mid;
     }
+    return lo;
+  }
+
+  private indexOf(id: number): number {
+    // Not ascending: find the place by binary search, then walk on from there.
+    if (id < this.lastId) this.cursor = this.lowerBound(id);
     this.lastId = id;
     while (this.cursor < this.count && this.ids[this.cursor]! < id) this.cursor++;
     return this.cursor < this.count && this.ids[this.cursor] === id ? this.cursor : -1;
@@ -84,13 +87,7 @@ export class NodePositions {
   /** A node's position, or undefined when it was not asked for or not found (outside a clipped extract). */
   get(id: number): { lat: number; lng: number } | undefined {
     this.seal();
-    let lo = 0;
-    let hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.ids[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.lowerBound(id);
     if (lo >= this.count || this.ids[lo] !== id || Number.isNaN(this.lat[lo]!)) return undefined;
     return { lat: this.lat[lo]!, lng: this.lng[lo]! };
   }
