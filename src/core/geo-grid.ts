@@ -24,6 +24,17 @@ function cellCol(lng: number): number {
   return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
 }
 
+/**
+ * `cellOf` as an SQL expression over two columns, for the places' index by cell
+ * (`places_by_cell`, migration 017) and its readers: plain SQLite arithmetic (the same
+ * IEEE divisions; CAST truncates, which is floor for the non-negative values here), so a
+ * bare `sqlite3` shell can write places and check the index's integrity. A test checks it
+ * against `cellOf` on grid boundaries and random points.
+ */
+export function cellSql(lat: string, lng: string): string {
+  return `max(0, min(${ROWS - 1}, CAST((${lat} + 90) / ${CELL_LAT_DEG} AS INTEGER))) * ${COLS} + max(0, min(${COLS - 1}, CAST((${lng} + 180) / ${CELL_LNG_DEG} AS INTEGER)))`;
+}
+
 /** The grid cell of a point (the same arithmetic at import and at query time). */
 export function cellOf(lat: number, lng: number): number {
   return cellRow(lat) * COLS + cellCol(lng);

@@ -1,5 +1,5 @@
 import { distanceKm, type LatLng } from "../core/geo.js";
-import { cellRangesOfBox } from "../core/geo-grid.js";
+import { cellRangesOfBox, cellSql } from "../core/geo-grid.js";
 import { foldForSearch } from "../core/text.js";
 import type { Db } from "./connection.js";
 
@@ -164,7 +164,7 @@ export class LocalitiesRepo {
     const dLng = km / (111.2 * Math.max(0.01, Math.cos((point.lat * Math.PI) / 180)));
     const box = { minLat: point.lat - dLat, maxLat: point.lat + dLat, minLng: point.lng - dLng, maxLng: point.lng + dLng };
     const statement = this.db.prepare(
-      "SELECT lat, lng FROM places WHERE place_cell(lat, lng) BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? LIMIT 64",
+      `SELECT lat, lng FROM places WHERE ${cellSql("lat", "lng")} BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? LIMIT 64`,
     );
     return cellRangesOfBox(box).some(([first, last]) =>
       (statement.all(first, last, box.minLat, box.maxLat, box.minLng, box.maxLng) as LatLng[]).some((p) => distanceKm(point, p) <= km),

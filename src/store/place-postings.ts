@@ -1,4 +1,4 @@
-import { outsideBound } from "../core/geo-grid.js";
+import { cellSql, outsideBound } from "../core/geo-grid.js";
 import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
@@ -238,7 +238,7 @@ export class PlacePostingsRepo {
     this.stalePlacesStatement ??= this.db
       .prepare(
         `SELECT ${INDEXED_COLUMNS} FROM places
-          WHERE place_cell(lat, lng) IN (SELECT value FROM json_each(@cells))
+          WHERE ${cellSql("lat", "lng")} IN (SELECT value FROM json_each(@cells))
             AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
               * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
               + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
@@ -335,7 +335,7 @@ export class PlacePostingsRepo {
    */
   private postingsOfCell(): (cell: number) => PostingChunk[] {
     if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
-      const placesOf = this.db.prepare(`SELECT ${INDEXED_COLUMNS} FROM places WHERE place_cell(lat, lng) = ? ORDER BY id`).raw(true);
+      const placesOf = this.db.prepare(`SELECT ${INDEXED_COLUMNS} FROM places WHERE ${cellSql("lat", "lng")} = ? ORDER BY id`).raw(true);
       return (cell) => postingsOfPlaces(placesOf.all(cell) as IndexedPlace[]);
     }
     const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);

@@ -1,5 +1,5 @@
 import type { BoundingBox } from "../core/geo.js";
-import { cellRangesOfBox } from "../core/geo-grid.js";
+import { cellRangesOfBox, cellSql } from "../core/geo-grid.js";
 import { foldForSearch } from "../core/text.js";
 import type { Db } from "./db.js";
 import type { PlaceWrite } from "./places.js";
@@ -51,7 +51,7 @@ export class PlaceSearchRepo {
     const out: Candidate[] = [];
     const statement = this.db.prepare(
       `SELECT ${CANDIDATE_COLUMNS} FROM places p
-        WHERE place_cell(p.lat, p.lng) BETWEEN ? AND ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ?`,
+        WHERE ${cellSql("p.lat", "p.lng")} BETWEEN ? AND ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ?`,
     );
     for (const b of boxes) {
       for (const [first, last] of cellRangesOfBox(b)) out.push(...(statement.all(first, last, b.minLat, b.maxLat, b.minLng, b.maxLng) as Candidate[]));

@@ -60,17 +60,14 @@ export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<strin
 }
 
 /**
- * Register on a connection the functions the places schema calls:
- * - `place_cell(lat, lng)`: a place's grid cell (`cellOf`), which `places_by_cell`
- *   indexes and the stale-cell triggers of migration 017 write;
- * - `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
- *   category_tags)`: a place's term rows, which migrations 011 and 015 (whose SQL still runs
- *   when a database is created or upgraded) fill `place_terms` with. Its columns keep the
- *   names migration 011 gave them: `tf` is the row's `fields`, `words` its `flags`.
- * A connection without them fails loudly on a place write instead of letting the index drift.
+ * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
+ * category_tags)` on a connection: a place's term rows, which migrations 011 and 015 (whose
+ * SQL still runs when a database is created or upgraded) fill `place_terms` with, until
+ * migration 017 drops it and its triggers. Its columns keep the names migration 011 gave
+ * them: `tf` is the row's `fields`, `words` its `flags`. (Since migration 017 nothing in the
+ * schema calls a function of ours: a bare `sqlite3` shell can write places.)
  */
 export function registerPlaceFunctions(db: Db): void {
-  db.function("place_cell", { deterministic: true }, (lat: unknown, lng: unknown) => cellOf(Number(lat), Number(lng)));
   db.table("place_terms_of", {
     columns: ["cell", "term", "tf", "words"],
     parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description", "category_tags"],

@@ -4,7 +4,8 @@ import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
-import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+import { cellOf, cellRanges, cellsOfCircle, cellSql } from "../../src/core/geo-grid.js";
+import Database from "better-sqlite3";
 import { compareCodePoints, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
 import { postingsFromPlaces } from "../../src/store/migrations/017-postings-from-places.js";
 import { tempDir } from "../helpers/data-dir.js";
@@ -161,6 +162,27 @@ describe("postings from places (migration 017)", () => {
     } finally {
       after.close();
     }
+  });
+
+  test("places are indexed by cell in plain SQL: the same cells as cellOf, read through the index, and a bare connection can write and check them", () => {
+    const { db, repo, source } = placesRepoSetup();
+    const cell = db.prepare(`SELECT ${cellSql("x.lat", "x.lng")} FROM (SELECT ? AS lat, ? AS lng) x`).pluck();
+    const points: Array<[number, number]> = [[90, 180], [-90, -180], [0, 0], [47.14, 9.52], [-1e-7, -1e-7]];
+    for (let i = 0; i < 2000; i++) points.push([(i % 180) * 0.01 * 7 - 63, (i % 240) * 0.015 * 9 - 179.5], [((i * 7919) % 18000) / 100 - 90, ((i * 104729) % 24000) * 0.015 - 180]);
+    for (const [lat, lng] of points) expect(cell.get(lat, lng), `${lat},${lng}`).toBe(cellOf(lat, lng));
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM places WHERE ${cellSql("lat", "lng")} = 1`).all() as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join(" ")).toContain("places_by_cell");
+
+    repo.upsertBatch(source("a.csv").id, [place("p1", { name: "Café Wolf" })], "t");
+    const file = db.name;
+    const bare = new Database(file);
+    try {
+      bare.prepare("UPDATE places SET lat = 47.5 WHERE place_id LIKE '%p1'").run();
+      expect(bare.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      bare.close();
+    }
+    expect(packedIndex(db).stale).toContain(cellOf(47.5, 9.52));
   });
 
   test("terms compare in code point order, as SQLite orders them, also beyond U+FFFF", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { placesRepoSetup, placeWrite } from "../helpers/place-writes.js";
 import { termIndex } from "../helpers/place-terms.js";
-import { cellOf } from "../../src/core/geo-grid.js";
+import { cellOf, cellSql } from "../../src/core/geo-grid.js";
 
 const place = placeWrite;
 
@@ -30,7 +30,7 @@ describe("places repository (write side)", () => {
     expect(repo.upsertBatch(s.id, [place("p", { lat: 47, lng: 9 })], "t2")).toEqual({ added: 0, updated: 0, unchanged: 1 });
     expect(db.prepare("SELECT updated_at FROM places").get()).toEqual({ updated_at: "t1" });
     repo.upsertBatch(s.id, [place("p", { lat: 46, lng: 8 })], "t3");
-    const inCell = (lat: number, lng: number) => db.prepare("SELECT place_id FROM places WHERE place_cell(lat, lng) = ?").pluck().all(cellOf(lat, lng));
+    const inCell = (lat: number, lng: number) => db.prepare(`SELECT place_id FROM places WHERE ${cellSql("lat", "lng")} = ?`).pluck().all(cellOf(lat, lng));
     expect(inCell(46, 8)).toEqual(["p"]);
     expect(inCell(47, 9)).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import { cellSql } from "../../core/geo-grid.js";
 import { PlacePostingsRepo } from "../place-postings.js";
 import type { Migration } from "./migration.js";
 
@@ -12,9 +13,9 @@ import type { Migration } from "./migration.js";
  * were most of an import's write time; the search read it only for cells whose packing
  * was out of date, which it can as well compute from those cells' places.
  *
- * `places_by_cell` indexes places by their grid cell (`place_cell(lat, lng)`, a function
- * registered on every connection by `openDatabase`, the same `cellOf` the search uses),
- * so a cell's places are one index range. Triggers on `places` list the cells a write
+ * `places_by_cell` indexes places by their grid cell (`cellSql`: the search's `cellOf`
+ * as plain SQL arithmetic, so no function of ours is needed to write places or check the
+ * index), so a cell's places are one index range. Triggers on `places` list the cells a write
  * touches in `place_cells_stale`, as the `place_terms` triggers did.
  *
  * The postings are re-encoded: varints and coordinates to 1e-7 degrees, ~11 bytes a
@@ -29,6 +30,7 @@ import type { Migration } from "./migration.js";
 export const postingsFromPlaces: Migration = {
   name: "places: packed postings rebuilt from places, places indexed by grid cell; place_terms and the R*Tree dropped",
   up(db) {
+    const cell = (row: string) => cellSql(`${row}lat`, `${row}lng`);
     db.exec(`
       DROP TRIGGER IF EXISTS place_terms_ai;
       DROP TRIGGER IF EXISTS place_terms_ad;
@@ -42,21 +44,21 @@ export const postingsFromPlaces: Migration = {
       DROP TRIGGER IF EXISTS places_rtree_au;
       DROP TABLE places_rtree;
 
-      CREATE INDEX places_by_cell ON places (place_cell(lat, lng));
+      CREATE INDEX places_by_cell ON places (${cell("")});
 
       CREATE TRIGGER places_stale_ai AFTER INSERT ON places BEGIN
-        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(new.lat, new.lng));
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (${cell("new.")});
       END;
       CREATE TRIGGER places_stale_ad AFTER DELETE ON places BEGIN
-        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(old.lat, old.lng));
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (${cell("old.")});
       END;
       CREATE TRIGGER places_stale_au AFTER UPDATE OF lat, lng, name, category_text, cuisine, brand, description, category_tags ON places BEGIN
-        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(old.lat, old.lng));
-        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (place_cell(new.lat, new.lng));
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (${cell("old.")});
+        INSERT OR IGNORE INTO place_cells_stale (cell) VALUES (${cell("new.")});
       END;
 
       DELETE FROM place_postings;
-      INSERT OR IGNORE INTO place_cells_stale (cell) SELECT place_cell(lat, lng) FROM places;
+      INSERT OR IGNORE INTO place_cells_stale (cell) SELECT ${cell("")} FROM places;
     `);
     new PlacePostingsRepo(db).refresh();
   },
