@@ -136,7 +136,7 @@ for (const radiusKm of [25, 100]) {
   radii[radiusKm] = summary(samples);
 }
 
-// The fallback plan (R*Tree box, every place's text scored), forced on the 5 km queries.
+// The fallback plan (the box's places by grid row, every place's text scored), forced on the 5 km queries.
 const boxScanSamples = [];
 for (const q of qs.slice(0, 20)) {
   const p = new LocalPlaceProvider(db, vocabularyOption);
@@ -263,7 +263,7 @@ row("local provider, cold, the same concepts in German, Finnish, French, Italian
 row("local provider, warm (one provider, after warm-up)", warm);
 row("cold, 25 km circle", radii[25]);
 row("cold, 100 km circle", radii[100]);
-row("fallback plan forced: R*Tree box, text scored (5 km)", boxScan);
+row("fallback plan forced: box by grid row, text scored (5 km)", boxScan);
 row("baseline: full scan, haversine + LIKE", baseline);
 row("HTTP NDJSON, time to first line", http);
 row("HTTP NDJSON, whole answer", httpDone);
