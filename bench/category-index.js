@@ -22,7 +22,7 @@ import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabu
 import { LocalPlaceProvider } from "../dist/providers/places/local.js";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
+import { PlacePostingsRepo, postingsCount } from "../dist/store/place-postings.js";
 import { CATEGORIES, insertSyntheticPlaces, queryCentres, summary } from "./_synthetic-places.js";
 
 const { values: args } = parseArgs({ options: { places: { type: "string", default: "20000" }, queries: { type: "string", default: "200" } } });
@@ -66,7 +66,8 @@ function sizeMiB(db, tables) {
 /** One representation's figures on a database file. */
 async function measure(file, seconds, centres) {
   const db = openDatabase(file);
-  const rows = db.prepare("SELECT count(*) FROM place_terms").pluck().get();
+  // Postings (one per place and term) in the packed index, each BLOB led by its count (migration 017 dropped place_terms).
+  const rows = db.prepare("SELECT postings FROM place_postings").pluck().all().reduce((n, blob) => n + postingsCount(blob), 0);
   const places = db.prepare("SELECT count(*) FROM places").pluck().get();
   const termsMiB = sizeMiB(db, ["place_terms"]);
   const postingsMiB = sizeMiB(db, ["place_postings", "place_postings_by_term"]);

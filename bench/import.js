@@ -116,15 +116,15 @@ for (const size of [1, 100, 1000, 10000]) {
   const seconds = median(times);
   batchRows.push({ "batch size": size, places: writes.length, "write s (median)": seconds.toFixed(3), "places/s": Math.round(writes.length / seconds) });
 }
-console.log("Writes (insert into places, the R*Tree and the term index via triggers), by places per transaction");
+console.log("Writes (insert into places and the stale-cell list via triggers; packing not included), by places per transaction");
 console.table(batchRows);
 
 // Where write time goes (profile, not a product path): the same batches into throwaway
 // databases: first with the full-text index that migration 014 dropped put back (the
-// baseline: what every write paid before), then as now, then without the R*Tree's insert
-// trigger, then without the term index's too.
+// baseline: what every write paid before), then as now, then without the stale-cell
+// trigger and the cell index (migration 017 dropped the R*Tree).
 const WITH_FTS = "+ FTS5, as before migration 014";
-const variants = [WITH_FTS, "places + R*Tree + term index", "places + term index", "places only"];
+const variants = [WITH_FTS, "places + stale cells + cell index", "places only"];
 const variantTimes = new Map(variants.map((v) => [v, []]));
 // Variants interleaved run by run, so that warm-up and load changes fall on all of them alike.
 for (let i = 0; i < RUNS; i++) {
@@ -139,8 +139,7 @@ for (let i = 0; i < RUNS; i++) {
             VALUES (new.id, new.name, new.category_text, coalesce(new.cuisine, ''), coalesce(new.brand, ''), coalesce(new.description, ''));
         END;`);
     }
-    if (variant === "places + term index" || variant === "places only") db.exec("DROP TRIGGER places_rtree_ai");
-    if (variant === "places only") db.exec("DROP TRIGGER place_terms_ai");
+    if (variant === "places only") db.exec("DROP TRIGGER places_stale_ai; DROP INDEX places_by_cell;");
     const repo = new PlacesRepo(db);
     const source = repo.beginSource({ kind: "osm", name: "bench", dataDate: null, licence: "x", attribution: "x", now: new Date().toISOString() });
     const started = performance.now();

@@ -1,4 +1,4 @@
-import { EARTH_RADIUS_KM, toDeg, toRad, type LatLng } from "./geo.js";
+import { EARTH_RADIUS_KM, toDeg, toRad, type BoundingBox, type LatLng } from "./geo.js";
 
 /**
  * The lead search's grid: the cells its term index is clustered by (src/store/place-terms.ts)
@@ -24,9 +24,32 @@ function cellCol(lng: number): number {
   return Math.min(COLS - 1, Math.max(0, Math.floor((lng + 180) / CELL_LNG_DEG)));
 }
 
+/**
+ * `cellOf` as an SQL expression over two columns, for the places' index by cell
+ * (`places_by_cell`, migration 019) and its readers: plain SQLite arithmetic (the same
+ * IEEE divisions; CAST truncates, which is floor for the non-negative values here), so a
+ * bare `sqlite3` shell can write places and check the index's integrity. A test checks it
+ * against `cellOf` on grid boundaries and random points.
+ */
+export function cellSql(lat: string, lng: string): string {
+  return `max(0, min(${ROWS - 1}, CAST((${lat} + 90) / ${CELL_LAT_DEG} AS INTEGER))) * ${COLS} + max(0, min(${COLS - 1}, CAST((${lng} + 180) / ${CELL_LNG_DEG} AS INTEGER)))`;
+}
+
 /** The grid cell of a point (the same arithmetic at import and at query time). */
 export function cellOf(lat: number, lng: number): number {
   return cellRow(lat) * COLS + cellCol(lng);
+}
+
+/**
+ * The cells of a box as ranges of consecutive cell ids, one per grid row: what the
+ * places index (`places_by_cell`) reads a box by, one index range per row.
+ */
+export function cellRangesOfBox(box: BoundingBox): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const first = cellCol(box.minLng);
+  const last = cellCol(box.maxLng);
+  for (let row = cellRow(box.minLat); row <= cellRow(box.maxLat); row++) ranges.push([row * COLS + first, row * COLS + last]);
+  return ranges;
 }
 
 /**

@@ -1,14 +1,17 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { basename, resolve } from "node:path";
 import { iso1A2Code } from "@rapideditor/country-coder";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
+import { installedVocabularyStamp } from "../providers/places/vocabulary-build.js";
 import { importerFor } from "../providers/places/importers/index.js";
 import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { PlaceRecord, SkipReason } from "../providers/places/place-record.js";
-import { PlacesRepo, type PlaceWrite, type SourceStats } from "../store/places.js";
+import type { PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
+import { PlacesRepo, type PlaceSourceRow, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
 import type { ServiceDeps } from "./deps.js";
@@ -19,12 +22,20 @@ export const DEFAULT_BATCH_SIZE = 1000;
 const MAX_REJECTED_ROWS = 50;
 /** Records (places or skips) between progress reports besides the one after each batch. */
 const PROGRESS_EVERY = 5000;
+/** Least milliseconds between two reports of bytes read (the reader reports every block). */
+const READ_PROGRESS_MS = 250;
 
 export interface ImportProgress {
   file: string;
   /** Places read from the file so far (written or about to be). */
   places: number;
   skipped: number;
+  /** Places read per second since the import started. */
+  placesPerSecond: number;
+  /** How far the current pass over the file has got (formats that report it: PBF). */
+  read?: ReadProgress;
+  /** Seconds the current pass needs at its rate so far; null until known. */
+  passEtaSeconds: number | null;
 }
 
 export interface ImportSummary {
@@ -46,6 +57,22 @@ export interface ImportSummary {
   withPhone: number;
   withEmail: number;
   seconds: number;
+  /** The file, bounding box and import rules were those of the source's last complete import: nothing was read or written. */
+  unchangedFile: boolean;
+}
+
+/**
+ * Bump when what an import derives from the same file changes (tag mapping, cleaning,
+ * term rules): a re-import must then read the file again instead of trusting the
+ * fingerprint of the last one. The vocabulary's packages are in the fingerprint already.
+ */
+const IMPORT_RULES = "places-import 1";
+
+/** What a complete import read: the file's SHA-256, the bbox and the rules it was mapped with (migration 020). */
+async function importFingerprint(file: string, bbox: BoundingBox | undefined, signal?: AbortSignal): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20, signal })) hash.update(chunk as Buffer);
+  return JSON.stringify({ sha256: hash.digest("hex"), bbox: bbox ?? null, rules: IMPORT_RULES, vocabulary: installedVocabularyStamp() });
 }
 
 export interface ImportFileOptions {
@@ -149,6 +176,9 @@ export class PlacesImportService {
     const name = basename(file);
     const importer = importerFor(file);
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    const fingerprint = await importFingerprint(file, options.bbox, options.signal);
+    const previous = this.repo.sourceByName(name);
+    if (!options.replace && previous?.status === "complete" && previous.fingerprint === fingerprint) return this.unchangedSummary(previous, started);
     let removed = 0;
     if (options.replace) {
       const existing = this.repo.sourceByName(name);
@@ -164,6 +194,25 @@ export class PlacesImportService {
     let skippedTotal = 0;
     let batch: PlaceWrite[] = [];
     const namedPlaces: NamedPlaceRow[] = [];
+    let lastRead: ReadProgress | undefined;
+    let passStarted = started;
+    let lastReadReport = 0;
+    const report = () => {
+      if (!options.onProgress) return;
+      const now = performance.now();
+      const passSeconds = (now - passStarted) / 1000;
+      const passEtaSeconds = lastRead && lastRead.bytes > 0 && passSeconds > 0 ? (passSeconds * (lastRead.totalBytes - lastRead.bytes)) / lastRead.bytes : null;
+      const placesPerSecond = read / Math.max((now - started) / 1000, 1e-3);
+      options.onProgress({ file: name, places: read, skipped: skippedTotal, placesPerSecond, read: lastRead, passEtaSeconds });
+    };
+    const onRead = (progress: ReadProgress) => {
+      if (progress.pass !== lastRead?.pass) passStarted = performance.now();
+      lastRead = progress;
+      const now = performance.now();
+      if (now - lastReadReport < READ_PROGRESS_MS) return;
+      lastReadReport = now;
+      report();
+    };
     const flush = () => {
       if (batch.length === 0) return;
       const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
@@ -171,14 +220,14 @@ export class PlacesImportService {
       counts.updated += result.updated;
       counts.unchanged += result.unchanged;
       batch = [];
-      options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+      report();
     };
     try {
-      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal })) {
+      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal, onRead })) {
         // Ctrl-C stops between records, not only when the importer next touches the file.
         options.signal?.throwIfAborted();
         // Extracts are mostly skipped elements: report progress on them too, not only per batch.
-        if ((read + skippedTotal) % PROGRESS_EVERY === 0) options.onProgress?.({ file: name, places: read, skipped: skippedTotal });
+        if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
         if (item.kind === "skip") {
           skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
           skippedTotal++;
@@ -202,7 +251,7 @@ export class PlacesImportService {
       throw err;
     }
     const info = importer.source();
-    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString() });
+    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
     removed += gone;
     this.postings.refresh();
     this.localities.replaceNamedPlaces(source.id, namedPlaces);
@@ -220,6 +269,28 @@ export class PlacesImportService {
       withPhone: stats?.with_phone ?? 0,
       withEmail: stats?.with_email ?? 0,
       seconds: (performance.now() - started) / 1000,
+      unchangedFile: false,
+    };
+  }
+
+  /** The summary of a re-import the fingerprint showed has nothing to change. */
+  private unchangedSummary(source: PlaceSourceRow, started: number): ImportSummary {
+    const stats = this.repo.sourceStats().find((s) => s.id === source.id);
+    return {
+      file: source.name,
+      source: { name: source.name, kind: source.kind, dataDate: source.data_date, licence: source.licence },
+      added: 0,
+      updated: 0,
+      unchanged: source.place_count,
+      removed: 0,
+      skipped: {},
+      rejectedRows: [],
+      total: source.place_count,
+      withWebsite: stats?.with_website ?? 0,
+      withPhone: stats?.with_phone ?? 0,
+      withEmail: stats?.with_email ?? 0,
+      seconds: (performance.now() - started) / 1000,
+      unchangedFile: true,
     };
   }
 

@@ -1,4 +1,5 @@
 import { distanceKm, type LatLng } from "../core/geo.js";
+import { cellRangesOfBox, cellSql } from "../core/geo-grid.js";
 import { foldForSearch } from "../core/text.js";
 import type { Db } from "./connection.js";
 
@@ -157,14 +158,17 @@ export class LocalitiesRepo {
     return this.db.prepare("SELECT kind, key, name, city, country, lat, lng, place_count FROM localities WHERE key = ? ORDER BY place_count DESC, id").all(key) as LocalityRow[];
   }
 
-  /** Whether the index holds any place within `km` of a point (the R*Tree's box, then the circle). */
+  /** Whether the index holds any place within `km` of a point (the box's grid rows through `places_by_cell`, then the circle). */
   anyPlaceWithin(point: LatLng, km: number): boolean {
     const dLat = km / 111.2;
     const dLng = km / (111.2 * Math.max(0.01, Math.cos((point.lat * Math.PI) / 180)));
-    const rows = this.db
-      .prepare("SELECT min_lat AS lat, min_lng AS lng FROM places_rtree WHERE min_lat >= ? AND max_lat <= ? AND min_lng >= ? AND max_lng <= ? LIMIT 64")
-      .all(point.lat - dLat, point.lat + dLat, point.lng - dLng, point.lng + dLng) as LatLng[];
-    return rows.some((p) => distanceKm(point, p) <= km);
+    const box = { minLat: point.lat - dLat, maxLat: point.lat + dLat, minLng: point.lng - dLng, maxLng: point.lng + dLng };
+    const statement = this.db.prepare(
+      `SELECT lat, lng FROM places WHERE ${cellSql("lat", "lng")} BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? LIMIT 64`,
+    );
+    return cellRangesOfBox(box).some(([first, last]) =>
+      (statement.all(first, last, box.minLat, box.maxLat, box.minLng, box.maxLng) as LatLng[]).some((p) => distanceKm(point, p) <= km),
+    );
   }
 
   /** The data's city names whose folded key starts with the same letter as `key` (suggestions for a name it does not know). */

@@ -1,25 +1,27 @@
-import { endianness } from "node:os";
+import { cellSql, outsideBound } from "../core/geo-grid.js";
+import { SEARCH_FIELDS } from "../core/search-tokens.js";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
+import { termRowsOf } from "./place-terms.js";
 
 /**
- * The term index packed for reading (migration 013): one row per (grid cell, word) whose
- * `postings` BLOB holds every place of that cell with that word, as little-endian
- * float64 records of POSTING_STRIDE values: [place, lat, lng, fields, flags], ascending
- * by place (the same values as the `place_terms` rows it is built from; `fields` and
- * `flags` are that table's columns `tf` and `words`, see `TermRow`).
+ * The lead search's term index (migrations 013 and 019): one row per (grid cell, word)
+ * whose `postings` BLOB holds every place of that cell with that word (`termRowsOf`), as
+ * records of POSTING_STRIDE values: [place, lat, lng, fields,
+ * flags], ascending by place (varint-encoded, coordinates to 1e-7 degrees: `encodePostings`).
  *
- * Why: turning SQLite rows into JavaScript values costs ~1 µs per row and value column
- * (better-sqlite3 builds an array and a number per value). The slowest 5 km searches read
- * ~4,000 rows (a common keyword in the densest towns): 8–18 ms in that conversion alone,
- * against ~0.4 ms for SQLite to walk them. Packed, the same search reads ~85 rows of one
- * BLOB each and decodes them with a typed-array view.
+ * Why packed: turning SQLite rows into JavaScript values costs ~1 µs per row and value
+ * column (better-sqlite3 builds an array and a number per value). The slowest 5 km
+ * searches read ~4,000 postings (a common keyword in the densest towns): 8–18 ms in that
+ * conversion alone as rows, against ~85 rows of one BLOB each decoded by a loop of varints.
  *
- * `place_terms` stays the truth, kept in sync by its triggers on every place write; its
- * own triggers list the cells they touch in `place_cells_stale`. A stale cell's postings
- * are not used: the search reads that cell's `place_terms` rows instead, so a search is
- * always exact, also half-way through an import. `refresh` rebuilds stale cells from
- * `place_terms`; the importer calls it once an import ends (rebuilding per batch would
- * rewrite a dense cell once per batch that touches it).
+ * `places` is the truth: triggers on it (migration 019) list the cells a write touches
+ * in `place_cells_stale`, and `refresh` rebuilds those cells from their places (found
+ * through `places_by_cell`). A stale cell's postings are not used: the search computes
+ * that cell's postings from its places instead (`scanStale`), so a search is always
+ * exact, also half-way through an import. The importer calls `refresh` once an import
+ * ends (rebuilding per batch would rewrite a dense cell once per batch that touches it).
+ * Until migration 019 a second copy of every posting, `place_terms`, was kept as rows.
  *
  * Two ways to read: `scan`, one seek per cell and term range (small circles), and
  * `scanRanges`, per word and range of consecutive cells through the (term, cell) index
@@ -27,35 +29,145 @@ import type { Db } from "./connection.js";
  */
 
 export const POSTING_STRIDE = 5;
-const BYTES = POSTING_STRIDE * 8;
-const LITTLE_ENDIAN = endianness() === "LE";
+/** Coordinates are stored in units of 1e-7 degrees (~1 cm), as OSM itself stores them. */
+const COORDINATE_SCALE = 1e7;
 
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
 
-/** `place_terms` rows of one cell in key order (term, place), as `refresh` reads them. */
-type CellRow = [term: string, place: number, lat: number, lng: number, fields: number, flags: number];
+/** What a place's postings are made of, in this order: id, position, SEARCH_FIELDS, category tags. */
+const INDEXED_COLUMNS = `id, lat, lng, ${SEARCH_FIELDS.join(", ")}, category_tags`;
+type IndexedPlace = [id: number, lat: number, lng: number, ...fields: Array<string | null>];
 
-/** One BLOB of postings from a flat [place, lat, lng, fields, flags]… list. */
-export function encodePostings(values: Float64Array): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-  const out = Buffer.allocUnsafe(values.length * 8);
-  for (let i = 0; i < values.length; i++) out.writeDoubleLE(values[i]!, i * 8);
-  return out;
+/**
+ * The postings of some places (ascending by id), per term in SQLite's order of terms
+ * (BINARY: by UTF-8 bytes, i.e. code points), optionally only the terms `wanted` keeps.
+ */
+function postingsOfPlaces(places: readonly IndexedPlace[], wanted?: (term: string) => boolean): PostingChunk[] {
+  const byTerm = new Map<string, number[]>();
+  for (const [id, lat, lng, ...text] of places) {
+    const [storedLat, storedLng] = [indexCoordinate(lat), indexCoordinate(lng)];
+    for (const row of termRowsOf(lat, lng, text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length])) {
+      if (wanted && !wanted(row.term)) continue;
+      let list = byTerm.get(row.term);
+      if (!list) byTerm.set(row.term, (list = []));
+      list.push(id, storedLat, storedLng, row.fields, row.flags);
+    }
+  }
+  return [...byTerm.keys()].sort(compareCodePoints).map((term) => ({ term, values: Float64Array.from(byTerm.get(term)!) }));
+}
+
+/** Strings in code point order (SQLite's BINARY order of UTF-8 text), which JavaScript's UTF-16 `<` is not beyond U+FFFF. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (U+D800–U+DFFF, half of a code point above U+FFFF) sorts after U+E000–U+FFFF.
+    const sx = x >= 0xd800 && x <= 0xdfff ? x + 0x2000 : x >= 0xe000 ? x - 0x800 : x;
+    const sy = y >= 0xd800 && y <= 0xdfff ? y + 0x2000 : y >= 0xe000 ? y - 0x800 : y;
+    return sx - sy;
+  }
+  return a.length - b.length;
+}
+
+function inRanges(term: string, ranges: readonly TermRange[]): boolean {
+  return ranges.some(([from, to]) => compareCodePoints(term, from) >= 0 && compareCodePoints(term, to) < 0);
 }
 
 /**
- * The records of a postings BLOB as a flat Float64Array (stride POSTING_STRIDE). A view
- * over the BLOB's own memory where alignment and byte order allow (the usual case), a
- * decoded copy otherwise.
+ * A coordinate as the index stores it: to 1e-7 degrees (~1 cm). Exact for OSM nodes,
+ * whose coordinates are whole multiples of it; the stale-cell path rounds the same way,
+ * so a search never depends on whether a cell was packed.
  */
+export function indexCoordinate(degrees: number): number {
+  return Math.round(degrees * COORDINATE_SCALE) / COORDINATE_SCALE;
+}
+
+/** Appends a varint (exact up to 2^53) at `pos`; returns the next position. */
+function putVarint(out: Buffer, pos: number, n: number): number {
+  while (n >= 0x80000000) {
+    out[pos++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  while (n >= 0x80) {
+    out[pos++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  out[pos++] = n;
+  return pos;
+}
+const zigzag = (n: number) => (n >= 0 ? n * 2 : -n * 2 - 1);
+const unzigzag = (n: number) => (n % 2 === 0 ? n / 2 : -(n + 1) / 2);
+
+/**
+ * One BLOB of postings from a flat [place, lat, lng, fields, flags]… list (ascending
+ * by place): the record count, then per record varints of the place's difference to the
+ * previous one, of its coordinates' differences (zigzag, in 1e-7 degrees: within a cell
+ * 3 bytes each), of its fields and flags. ~11 bytes a posting instead of 40 as float64s
+ * (migration 019); decoding is a loop of varints, ~0.1 ms for the largest read of a 5 km search.
+ */
+export function encodePostings(values: Float64Array): Buffer {
+  const count = values.length / POSTING_STRIDE;
+  const out = Buffer.allocUnsafe(10 + count * 26);
+  let pos = putVarint(out, 0, count);
+  let place = 0;
+  let lat = 0;
+  let lng = 0;
+  for (let i = 0; i < values.length; i += POSTING_STRIDE) {
+    const latE7 = Math.round(values[i + 1]! * COORDINATE_SCALE);
+    const lngE7 = Math.round(values[i + 2]! * COORDINATE_SCALE);
+    pos = putVarint(out, pos, values[i]! - place);
+    pos = putVarint(out, pos, zigzag(latE7 - lat));
+    pos = putVarint(out, pos, zigzag(lngE7 - lng));
+    pos = putVarint(out, pos, values[i + 3]!);
+    pos = putVarint(out, pos, values[i + 4]!);
+    place = values[i]!;
+    lat = latE7;
+    lng = lngE7;
+  }
+  return out.subarray(0, pos);
+}
+
+/** The number of postings in a BLOB (its first varint), without decoding them. */
+export function postingsCount(blob: Uint8Array): number {
+  return readVarint(blob, { pos: 0 });
+}
+
+function readVarint(blob: Uint8Array, at: { pos: number }): number {
+  let result = 0;
+  let scale = 1;
+  for (;;) {
+    if (at.pos >= blob.length) throw new Error(`corrupt postings: truncated at byte ${at.pos} of ${blob.length}`);
+    const byte = blob[at.pos++]!;
+    result += (byte & 0x7f) * scale;
+    if (byte < 0x80) return result;
+    scale *= 128;
+    if (scale > 2 ** 56) throw new Error("corrupt postings: varint too long");
+  }
+}
+
+/** The records of a postings BLOB as a flat Float64Array (stride POSTING_STRIDE). */
 export function decodePostings(blob: Uint8Array): Float64Array {
-  if (blob.byteLength % BYTES !== 0) throw new Error(`corrupt postings: ${blob.byteLength} bytes is not a multiple of ${BYTES}`);
-  const n = blob.byteLength / 8;
-  if (LITTLE_ENDIAN && blob.byteOffset % 8 === 0) return new Float64Array(blob.buffer, blob.byteOffset, n);
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = view.getFloat64(i * 8, true);
+  const at = { pos: 0 };
+  const count = readVarint(blob, at);
+  if (count * 5 > blob.length) throw new Error(`corrupt postings: ${count} records cannot fit in ${blob.length} bytes`);
+  const out = new Float64Array(count * POSTING_STRIDE);
+  let place = 0;
+  let lat = 0;
+  let lng = 0;
+  for (let i = 0; i < out.length; i += POSTING_STRIDE) {
+    place += readVarint(blob, at);
+    lat += unzigzag(readVarint(blob, at));
+    lng += unzigzag(readVarint(blob, at));
+    out[i] = place;
+    out[i + 1] = lat / COORDINATE_SCALE;
+    out[i + 2] = lng / COORDINATE_SCALE;
+    out[i + 3] = readVarint(blob, at);
+    out[i + 4] = readVarint(blob, at);
+  }
+  if (at.pos !== blob.length) throw new Error(`corrupt postings: ${blob.length - at.pos} bytes after the last record`);
   return out;
 }
 
@@ -83,6 +195,7 @@ export class PlacePostingsRepo {
   private readonly rangeScanStatement;
   private readonly termsStatement;
   private readonly staleStatement;
+  private stalePlacesStatement: Statement | undefined;
 
   constructor(private readonly db: Db) {
     // Every term range of a search in one statement: per range and cell, one B-tree range
@@ -111,6 +224,30 @@ export class PlacePostingsRepo {
       )
       .pluck();
     this.staleStatement = db.prepare("SELECT cell FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))").pluck();
+  }
+
+  /**
+   * The postings of these (stale) cells for the terms in the ranges, computed from the
+   * cells' places that may lie within `radiusKm` of the centre: one chunk per term, as
+   * `scan` returns them.
+   */
+  scanStale(cells: readonly number[], ranges: readonly TermRange[], center: { lat: number; lng: number }, radiusKm: number): PostingChunk[] {
+    // The places of stale cells through places_by_cell. The last condition drops places of
+    // the cells' overhang that are surely outside the circle (see `outsideBound`) before
+    // they are tokenized.
+    this.stalePlacesStatement ??= this.db
+      .prepare(
+        `SELECT ${INDEXED_COLUMNS} FROM places
+          WHERE ${cellSql("lat", "lng")} IN (SELECT value FROM json_each(@cells))
+            AND ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              * ((lat - @lat) * @k - (lat - @lat) * @k * (lat - @lat) * @k * (lat - @lat) * @k / 6)
+              + @cc * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6)
+              * ((lng - @lng) * @k - (lng - @lng) * @k * (lng - @lng) * @k * (lng - @lng) * @k / 6) <= @h
+          ORDER BY id`,
+      )
+      .raw(true);
+    const places = this.stalePlacesStatement.all({ cells: JSON.stringify(cells), ...outsideBound(center, radiusKm) }) as IndexedPlace[];
+    return postingsOfPlaces(places, (term) => inRanges(term, ranges));
   }
 
   /** Which of these cells are stale (their postings must not be read). */
@@ -148,11 +285,11 @@ export class PlacePostingsRepo {
    */
   termsInCells(cellsJson: string, prefix: string): Map<string, number> {
     const rows = this.db
-      .prepare(`SELECT term, length(postings) FROM place_postings WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`)
+      .prepare(`SELECT term, substr(postings, 1, 8) FROM place_postings WHERE cell IN (SELECT value FROM json_each(?)) AND term >= ? AND term < ?`)
       .raw(true)
-      .all(cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[string, number]>;
+      .all(cellsJson, prefix, prefix + "\u{10FFFF}") as Array<[string, Buffer]>;
     const counts = new Map<string, number>();
-    for (const [term, bytes] of rows) counts.set(term, (counts.get(term) ?? 0) + bytes / BYTES);
+    for (const [term, head] of rows) counts.set(term, (counts.get(term) ?? 0) + postingsCount(head));
     return counts;
   }
 
@@ -162,7 +299,7 @@ export class PlacePostingsRepo {
   }
 
   /**
-   * Rebuild every stale cell's postings from `place_terms`, a bounded number of cells per
+   * Rebuild every stale cell's postings from its places, a bounded number of cells per
    * immediate transaction (each cell's rebuild and its removal from the stale list commit
    * together, so a crash half-way leaves only cells still listed as stale). Returns the
    * number of cells rebuilt. Safe to run from two processes at once: a cell rebuilt twice
@@ -170,7 +307,7 @@ export class PlacePostingsRepo {
    */
   refresh(): number {
     const next = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell LIMIT ?").pluck();
-    const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
+    const postingsOfCell = this.postingsOfCell();
     const drop = this.db.prepare("DELETE FROM place_postings WHERE cell = ?");
     const insert = this.db.prepare("INSERT INTO place_postings (cell, term, postings) VALUES (?, ?, ?)");
     const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell = ?");
@@ -178,20 +315,7 @@ export class PlacePostingsRepo {
       const cells = next.all(CELLS_PER_TRANSACTION) as number[];
       for (const cell of cells) {
         drop.run(cell);
-        const rows = rowsOf.all(cell) as CellRow[];
-        let start = 0;
-        while (start < rows.length) {
-          const term = rows[start]![0];
-          let end = start;
-          while (end < rows.length && rows[end]![0] === term) end++;
-          const values = new Float64Array((end - start) * POSTING_STRIDE);
-          for (let i = start, o = 0; i < end; i++) {
-            const row = rows[i]!;
-            for (let k = 1; k <= POSTING_STRIDE; k++) values[o++] = row[k] as number;
-          }
-          insert.run(cell, term, encodePostings(values));
-          start = end;
-        }
+        for (const { term, values } of postingsOfCell(cell)) insert.run(cell, term, encodePostings(values));
         clear.run(cell);
       }
       return cells.length;
@@ -202,5 +326,28 @@ export class PlacePostingsRepo {
       total += n;
       if (n < CELLS_PER_TRANSACTION) return total;
     }
+  }
+
+  /**
+   * A cell's postings from its places; inside migrations 013 and 015 (which call `refresh`
+   * and must keep doing what they did), from the `place_terms` rows that were the index
+   * until migration 019 dropped them.
+   */
+  private postingsOfCell(): (cell: number) => PostingChunk[] {
+    if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
+      const placesOf = this.db.prepare(`SELECT ${INDEXED_COLUMNS} FROM places WHERE ${cellSql("lat", "lng")} = ? ORDER BY id`).raw(true);
+      return (cell) => postingsOfPlaces(placesOf.all(cell) as IndexedPlace[]);
+    }
+    const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
+    return (cell) => {
+      const rows = rowsOf.all(cell) as Array<[string, number, number, number, number, number]>;
+      const chunks: PostingChunk[] = [];
+      for (let start = 0, end = 0; start < rows.length; start = end) {
+        const term = rows[start]![0];
+        while (end < rows.length && rows[end]![0] === term) end++;
+        chunks.push({ term, values: Float64Array.from(rows.slice(start, end).flatMap((row) => row.slice(1) as number[])) });
+      }
+      return chunks;
+    };
   }
 }

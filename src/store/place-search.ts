@@ -1,4 +1,5 @@
 import type { BoundingBox } from "../core/geo.js";
+import { cellRangesOfBox, cellSql } from "../core/geo-grid.js";
 import { foldForSearch } from "../core/text.js";
 import type { Db } from "./db.js";
 import type { PlaceWrite } from "./places.js";
@@ -42,16 +43,19 @@ export class PlaceSearchRepo {
   }
 
   /**
-   * Every place the R*Tree finds in the box; the caller tests the keywords. The search's
-   * fallback where a circle spans too many term-index cells (near a pole).
+   * Every place in the boxes, read by grid row through `places_by_cell`; the caller tests
+   * the keywords. The search's fallback where a circle spans too many term-index cells
+   * (near a pole).
    */
   boxCandidates(boxes: readonly BoundingBox[]): Candidate[] {
     const out: Candidate[] = [];
     const statement = this.db.prepare(
-      `SELECT ${CANDIDATE_COLUMNS} FROM places_rtree r JOIN places p ON p.id = r.id
-        WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ?`,
+      `SELECT ${CANDIDATE_COLUMNS} FROM places p
+        WHERE ${cellSql("p.lat", "p.lng")} BETWEEN ? AND ? AND p.lat BETWEEN ? AND ? AND p.lng BETWEEN ? AND ?`,
     );
-    for (const b of boxes) out.push(...(statement.all(b.minLat, b.maxLat, b.minLng, b.maxLng) as Candidate[]));
+    for (const b of boxes) {
+      for (const [first, last] of cellRangesOfBox(b)) out.push(...(statement.all(first, last, b.minLat, b.maxLat, b.minLng, b.maxLng) as Candidate[]));
+    }
     return out;
   }
 

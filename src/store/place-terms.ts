@@ -1,19 +1,15 @@
-import { cellOf, outsideBound } from "../core/geo-grid.js";
+import { cellOf } from "../core/geo-grid.js";
 import { SEARCH_FIELDS, searchTokens } from "../core/search-tokens.js";
 import type { Db } from "./connection.js";
-import type { PostingChunk, TermRange } from "./place-postings.js";
 
 /**
- * The spatially clustered term index of the lead search (migration 011): one row per
- * (grid cell, word, place) over the words of a place's name, categories, cuisine, brand
- * and description, keyed so that "words starting with `dentist` in this cell" is one
- * B-tree range. Each row also carries what matching needs (coordinates, the fields that
- * hold the word, whether the place has category tags), so a search reads nothing else until it builds the
- * page. Category tags are terms too (TAG_TERM_PREFIX + "amenity=dentist"). Triggers on
- * `places` keep it in sync through every write (importer upserts,
- * removals, --replace, source deletion); they call `place_terms_of`, a table-valued
- * function in JavaScript registered on every connection by `openDatabase`, so the words
- * come from the very tokenizer the scorer uses.
+ * The terms of the lead search's index: one row per (grid cell, word, place) over the
+ * words of a place's name, categories, cuisine, brand and description, and its category
+ * tags (TAG_TERM_PREFIX + "amenity=dentist"), with what matching needs (the fields that
+ * hold the word, whether the place has category tags). They come from the very tokenizer
+ * the scorer uses. The index itself is the packed postings built from these rows
+ * (`place-postings.ts`, migrations 013 and 019); migration 011's `place_terms` table,
+ * which held them as rows, was dropped by migration 019.
  */
 
 /**
@@ -65,12 +61,13 @@ export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<strin
 
 /**
  * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
- * category_tags)` on a connection: the triggers of migration 015 read the rows to write
- * or delete from it. A connection without it fails loudly on a place write instead of
- * letting the index drift. Its columns keep the names migration 011 (whose SQL still
- * runs on old databases) gave them: `tf` is the row's `fields`, `words` its `flags`.
+ * category_tags)` on a connection: a place's term rows, which migrations 011 and 015 (whose
+ * SQL still runs when a database is created or upgraded) fill `place_terms` with, until
+ * migration 019 drops it and its triggers. Its columns keep the names migration 011 gave
+ * them: `tf` is the row's `fields`, `words` its `flags`. (Since migration 019 nothing in the
+ * schema calls a function of ours: a bare `sqlite3` shell can write places.)
  */
-export function registerPlaceTermsFunction(db: Db): void {
+export function registerPlaceFunctions(db: Db): void {
   db.table("place_terms_of", {
     columns: ["cell", "term", "tf", "words"],
     parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description", "category_tags"],
@@ -83,44 +80,5 @@ export function registerPlaceTermsFunction(db: Db): void {
   });
 }
 
-/** Read side of the term index: the rows of stale cells, which the packed postings do not hold yet. */
-export class PlaceTermsRepo {
-  private readonly scanStatement;
-
-  constructor(db: Db) {
-    // One seek per term range and cell (the ranges outside, as in `PlacePostingsRepo.scan`).
-    // The last condition drops rows of the cells' overhang that are surely outside the
-    // circle (see `outsideBound`) before they cost a conversion.
-    this.scanStatement = db
-      .prepare(
-        `SELECT t.term, t.place, t.lat, t.lng, t.tf, t.words FROM json_each(?) r CROSS JOIN place_terms t
-          WHERE t.cell IN (SELECT value FROM json_each(?)) AND t.term >= r.value ->> 0 AND t.term < r.value ->> 1
-            AND ((t.lat - @lat) * @k - (t.lat - @lat) * @k * (t.lat - @lat) * @k * (t.lat - @lat) * @k / 6)
-              * ((t.lat - @lat) * @k - (t.lat - @lat) * @k * (t.lat - @lat) * @k * (t.lat - @lat) * @k / 6)
-              + @cc * ((t.lng - @lng) * @k - (t.lng - @lng) * @k * (t.lng - @lng) * @k * (t.lng - @lng) * @k / 6)
-              * ((t.lng - @lng) * @k - (t.lng - @lng) * @k * (t.lng - @lng) * @k * (t.lng - @lng) * @k / 6) <= @h
-          ORDER BY t.term`,
-      )
-      .raw(true);
-  }
-
-  /**
-   * The rows of these (stale) cells whose term is in one of the ranges and whose place may
-   * lie within `radiusKm` of the centre, as postings: one chunk per term, the records of
-   * `PlacePostingsRepo` ([place, lat, lng, fields, flags]).
-   */
-  scan(cells: readonly number[], ranges: readonly TermRange[], center: { lat: number; lng: number }, radiusKm: number): PostingChunk[] {
-    const rows = this.scanStatement.all(JSON.stringify(ranges), JSON.stringify(cells), outsideBound(center, radiusKm)) as Array<[string, number, number, number, number, number]>;
-    const chunks: PostingChunk[] = [];
-    for (let start = 0; start < rows.length; ) {
-      const term = rows[start]![0];
-      let end = start;
-      while (end < rows.length && rows[end]![0] === term) end++;
-      const values = new Float64Array((end - start) * 5);
-      for (let i = start, o = 0; i < end; i++) for (let k = 1; k <= 5; k++) values[o++] = rows[i]![k] as number;
-      chunks.push({ term, values });
-      start = end;
-    }
-    return chunks;
-  }
-}
+/** The name migration 011 (never edited) calls `registerPlaceFunctions` by. */
+export const registerPlaceTermsFunction = registerPlaceFunctions;

@@ -4,8 +4,8 @@ import type { Db } from "./db.js";
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
  * from a re-imported file. (The read side, for search, is `place-search.ts`; the
- * geocoder's localities are `localities.ts`.) The R*Tree and the term index follow
- * `places` through triggers (migrations 014 and 015), so nothing here touches them directly.
+ * geocoder's localities are `localities.ts`.) Triggers on `places` list the cells a write
+ * touches as stale for the term index (migration 019), so nothing here touches it directly.
  */
 
 export type SourceKind = "osm" | "overture" | "csv" | "ndjson";
@@ -20,6 +20,8 @@ export interface PlaceSourceRow {
   imported_at: string;
   place_count: number;
   status: "importing" | "complete" | "failed";
+  /** What its last complete import read (migration 020); null while importing or after a failure. */
+  fingerprint: string | null;
 }
 
 /** A place as written, one field per column (JSON already serialised); the importers' PlaceRecord is its decoded form. */
@@ -120,14 +122,14 @@ export class PlacesRepo {
         .prepare(
           `INSERT INTO place_sources (kind, name, data_date, licence, attribution, imported_at, status)
            VALUES (@kind, @name, @dataDate, @licence, @attribution, @now, 'importing')
-           ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, status = 'importing'
+           ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, status = 'importing', fingerprint = NULL
            RETURNING *`,
         )
         .get(row) as PlaceSourceRow;
     }).immediate();
   }
 
-  /** Drop a source and (by cascade, through the triggers) its places, R*Tree and term-index rows. Returns the places removed. */
+  /** Drop a source and its places (their cells of the term index turn stale through the triggers). Returns the places removed. */
   deleteSource(sourceId: number): number {
     return this.db.transaction(() => {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
@@ -170,7 +172,10 @@ export class PlacesRepo {
   }
 
   /** After a complete import: remove the source's places this import did not see, record the outcome. */
-  completeSource(sourceId: number, info: { dataDate: string | null; licence: string; attribution: string; now: string }): { removed: number; placeCount: number } {
+  completeSource(
+    sourceId: number,
+    info: { dataDate: string | null; licence: string; attribution: string; now: string; fingerprint?: string | null },
+  ): { removed: number; placeCount: number } {
     return this.db.transaction(() => {
       const removed = this.db
         .prepare("DELETE FROM places WHERE source_id = ? AND id NOT IN (SELECT place_rowid FROM temp.import_seen)")
@@ -178,9 +183,9 @@ export class PlacesRepo {
       const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
       this.db
         .prepare(
-          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete' WHERE id = ?",
+          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete', fingerprint = ? WHERE id = ?",
         )
-        .run(info.dataDate, info.licence, info.attribution, info.now, n, sourceId);
+        .run(info.dataDate, info.licence, info.attribution, info.now, n, info.fingerprint ?? null, sourceId);
       this.db.exec("DELETE FROM temp.import_seen");
       return { removed, placeCount: n };
     }).immediate();
@@ -208,7 +213,7 @@ export class PlacesRepo {
       .all(afterId, limit) as CategoryBackfillRow[];
   }
 
-  /** Write backfilled category tags (the term index follows through its triggers) and take the places off the list. */
+  /** Write backfilled category tags (its cells become stale through the triggers) and take the places off the list. */
   completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string }>): void {
     const update = this.db.prepare("UPDATE places SET category_tags = ? WHERE id = ? AND category_tags IS NOT ?");
     const done = this.db.prepare("DELETE FROM place_category_backfill WHERE place = ?");
@@ -233,12 +238,11 @@ export class PlacesRepo {
       .all() as SourceStats[];
   }
 
-  /** Sanity figures: places and R*Tree rows (equal when the triggers did their job), localities. */
-  indexCounts(): { places: number; rtree: number; cities: number; postcodes: number } {
+  /** Sanity figures: places, localities. */
+  indexCounts(): { places: number; cities: number; postcodes: number } {
     const one = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {
       places: one("SELECT count(*) AS n FROM places"),
-      rtree: one("SELECT count(*) AS n FROM places_rtree"),
       cities: one("SELECT count(*) AS n FROM localities WHERE kind = 'city'"),
       postcodes: one("SELECT count(*) AS n FROM localities WHERE kind = 'postcode'"),
     };

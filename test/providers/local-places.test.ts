@@ -5,7 +5,7 @@ import { cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
 import { parseKeywords } from "../../src/providers/places/keywords.js";
 import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local.js";
 import { textMatcher, type SearchableText } from "../../src/providers/places/slot-match.js";
-import { exactRange, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { exactRange, indexCoordinate, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
 import { TAG_TERM_PREFIX } from "../../src/store/place-terms.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { insertPlaces, offsetKm, testVocabulary, VADUZ, vaduzPlaces, type TestPlace } from "../helpers/places.js";
@@ -147,7 +147,8 @@ describe("local place provider", () => {
     for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["restaurant", 40], ["italian restaurant", 100], ["r", 100], ["bar wolf", 20], ["with", 12]] as const) {
       const score = textMatcher(local.slotsOf(keywords));
       const reference = everyPlace
-        .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, p) }))
+        // Distances from the positions as the index stores them (to 1e-7 degrees, ~1 cm).
+        .map((p) => ({ id: p.id, score: score(p), distanceKm: distanceKm(VADUZ, { lat: indexCoordinate(p.lat), lng: indexCoordinate(p.lng) }) }))
         .filter((r): r is { id: number; score: number; distanceKm: number } => r.score !== undefined && r.distanceKm <= radiusKm)
         .sort((a, b) => b.score - a.score || a.distanceKm - b.distanceKm || a.id - b.id);
       const cold = new LocalPlaceProvider(db).rankedMatches(VADUZ, radiusKm, keywords);

@@ -1,8 +1,9 @@
 import { foldForSearch } from "../../src/core/text.js";
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { parseBoundingBox } from "../../src/services/places-import.js";
+import { parseBoundingBox, type ImportProgress } from "../../src/services/places-import.js";
+import { progressLine } from "../../src/cli/commands/places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
@@ -13,7 +14,7 @@ function placeIds(db: ReturnType<typeof createTestInstance>["services"]["deps"][
 }
 
 describe("importing into the places index", () => {
-  test("re-importing the same file updates in place: same count, same IDs and rowids, R*Tree in step", async () => {
+  test("re-importing the same file updates in place: same count, same IDs and rowids", async () => {
     const instance = createTestInstance();
     const service = instance.services.placesImport;
     const db = instance.services.deps.db;
@@ -28,12 +29,12 @@ describe("importing into the places index", () => {
     expect(second).toMatchObject({ added: 0, updated: 0, unchanged: first.added, removed: 0, total: first.added });
     expect(placeIds(db)).toEqual(before);
     const counts = service.stats().index;
-    expect(counts).toMatchObject({ places: first.added, rtree: first.added });
+    expect(counts).toMatchObject({ places: first.added });
     const [source] = service.stats().sources;
     expect(source).toMatchObject({ kind: "osm", data_date: "2026-03-29", licence: "ODbL-1.0", status: "complete", place_count: first.added });
     // The term index holds the labels: "restaurant" and words starting with "dent" find places.
-    const places = (from: string, to: string) =>
-      (db.prepare("SELECT count(DISTINCT place) AS n FROM place_terms WHERE term >= ? AND term < ?").get(from, to) as { n: number }).n;
+    const rows = termIndex(db).actual;
+    const places = (from: string, to: string) => new Set(rows.filter((r) => r.term >= from && r.term < to).map((r) => r.place)).size;
     expect(places("restaurant", "restaurant\u0000")).toBeGreaterThan(30);
     expect(places("dent", "dent\u{10FFFF}")).toBeGreaterThan(0);
   });
@@ -69,7 +70,7 @@ describe("importing into the places index", () => {
     const first = await service.importFile(liechtensteinPbf());
     const replaced = await service.importFile(liechtensteinPbf(), { replace: true });
     expect(replaced).toMatchObject({ removed: first.total, added: first.total, updated: 0, unchanged: 0, total: first.total });
-    expect(service.stats().index).toMatchObject({ places: first.total, rtree: first.total });
+    expect(service.stats().index).toMatchObject({ places: first.total });
   });
 
   test("the search's term index follows a real import, its re-import and --replace row for row", async () => {
@@ -84,15 +85,14 @@ describe("importing into the places index", () => {
     await service.importFile(liechtensteinPbf());
     expect(termIndex(db).actual).toEqual(imported.actual);
     await service.importFile(liechtensteinPbf(), { replace: true });
-    const replaced = termIndex(db);
-    expect(replaced.actual).toEqual(replaced.expected);
-    expect(replaced.actual).toHaveLength(imported.actual.length);
-    // The packed copy the search reads was rebuilt when the import ended: nothing stale.
+    // The index the search reads was rebuilt when the import ended: nothing stale, and
+    // nothing left behind by the places --replace deleted.
     const { packed, rows, stale } = packedIndex(db);
     expect(stale).toEqual([]);
     expect(packed).toEqual(rows);
-    // Nothing left behind by the places --replace deleted.
-    expect(db.prepare("SELECT count(*) AS n FROM place_terms WHERE place NOT IN (SELECT id FROM places)").get()).toEqual({ n: 0 });
+    const replaced = termIndex(db);
+    expect(replaced.actual).toEqual(replaced.expected);
+    expect(replaced.actual).toHaveLength(imported.actual.length);
   });
 
   test("localities are built from the places: Vaduz, Schaan, 9490 and München resolve", async () => {
@@ -133,6 +133,51 @@ describe("importing into the places index", () => {
       .prepare("SELECT count(*) AS n FROM places WHERE lat < 36.9 OR lat > 42.6 OR lng < -91.6 OR lng > -87.0")
       .get() as { n: number };
     expect(outside.n).toBe(0);
+  });
+
+  test("progress says how far each pass over a PBF has read, with the places' rate and the pass's time left", async () => {
+    const instance = createTestInstance();
+    const reports: ImportProgress[] = [];
+    const summary = await instance.services.placesImport.importFile(liechtensteinPbf(), { batchSize: 200, onProgress: (p) => reports.push(p) });
+    const size = statSync(liechtensteinPbf()).size;
+    const withBytes = reports.filter((r) => r.read);
+    expect(withBytes.length).toBeGreaterThan(0);
+    expect(withBytes.every((r) => r.read!.totalBytes === size && r.read!.bytes > 0 && r.read!.bytes <= size)).toBe(true);
+    // Within a pass the bytes only grow; the businesses' pass comes first.
+    expect(withBytes[0]!.read!.pass).toBe(1);
+    for (let i = 1; i < withBytes.length; i++) {
+      const [a, b] = [withBytes[i - 1]!.read!, withBytes[i]!.read!];
+      if (a.pass === b.pass) expect(b.bytes).toBeGreaterThanOrEqual(a.bytes);
+      else expect(b.pass).toBeGreaterThan(a.pass);
+    }
+    expect(reports.at(-1)!.places).toBeLessThanOrEqual(summary.total);
+    expect(reports.every((r) => r.placesPerSecond >= 0 && (r.passEtaSeconds === null || r.passEtaSeconds >= 0))).toBe(true);
+    const line = progressLine({ ...withBytes.at(-1)!, read: { pass: 1, bytes: 120e6, totalBytes: 4e9 }, places: 12_000, placesPerSecond: 5300.4, skipped: 2, passEtaSeconds: 725 });
+    expect(line).toBe("liechtenstein-2026-03-29.osm.pbf: 120/4,000 MB (3 %, businesses), 12,000 places at 5,300/s, 2 skipped, ~12 min left in this pass");
+  });
+
+  test("re-importing an unchanged file reads nothing (its fingerprint matches); a changed file, another --bbox or --replace read it again", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const db = instance.services.deps.db;
+    const dir = tempDir();
+    const file = join(dir, "shops.ndjson");
+    const rows = (names: string[]) => names.map((name, i) => JSON.stringify({ placeId: `s${i}`, name, lat: 47.1 + i / 100, lng: 9.5 })).join("\n") + "\n";
+    writeFileSync(file, rows(["Bäckerei Beck", "Café Wolf"]));
+    const first = await service.importFile(file);
+    expect(first).toMatchObject({ added: 2, unchangedFile: false });
+    // Proof that the second import did not read the file: a place changed behind its back stays changed.
+    db.prepare("UPDATE places SET name = 'edited in the database' WHERE place_id LIKE '%:s0'").run();
+    expect(await service.importFile(file)).toMatchObject({ added: 0, updated: 0, unchanged: 2, removed: 0, total: 2, unchangedFile: true });
+    expect(db.prepare("SELECT name FROM places WHERE place_id LIKE '%:s0'").pluck().get()).toBe("edited in the database");
+    // Another bbox is another import.
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ updated: 1, unchangedFile: false });
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ unchangedFile: true });
+    // --replace always reads the file.
+    expect(await service.importFile(file, { replace: true, bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ added: 2, removed: 2, unchangedFile: false });
+    // A changed file is read and diffed.
+    writeFileSync(file, rows(["Bäckerei Beck", "Café Wolf am Markt"]));
+    expect(await service.importFile(file, { bbox: parseBoundingBox("9,47,10,48") })).toMatchObject({ updated: 1, unchanged: 1, unchangedFile: false });
   });
 
   test("a bad --bbox names what is wrong", () => {
@@ -220,7 +265,7 @@ describe("your own CSV and NDJSON lists", () => {
     const second = await instance.services.placesImport.importFile(file);
     expect(second).toMatchObject({ added: 0, updated: 1, removed: 1, total: 1 });
     expect(instance.services.deps.db.prepare("SELECT id, name FROM places").all()).toEqual([{ ...(idBefore as object), name: "Alpha & Partners" }]);
-    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1, rtree: 1 });
+    expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1 });
   });
 
   test("an import that fails half-way keeps the batches written, marks the source failed, and the next run completes it", async () => {
@@ -242,7 +287,7 @@ describe("your own CSV and NDJSON lists", () => {
     const [failed] = service.stats().sources;
     expect(failed).toMatchObject({ status: "failed", place_count: 10 });
     // What was written is packed for the search too: a failed import leaves no stale cell.
-    expect(service.stats().index).toMatchObject({ places: 10, rtree: 10, staleCells: 0 });
+    expect(service.stats().index).toMatchObject({ places: 10, staleCells: 0 });
     const done = await service.importFile(file, { batchSize: 10 });
     expect(done).toMatchObject({ added: 15, unchanged: 10, total: 25 });
     expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });

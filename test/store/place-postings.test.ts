@@ -4,34 +4,48 @@ import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
-import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
-import { decodePostings, encodePostings, PlacePostingsRepo, prefixRange } from "../../src/store/place-postings.js";
+import { cellOf, cellRanges, cellsOfCircle, cellSql } from "../../src/core/geo-grid.js";
+import Database from "better-sqlite3";
+import { compareCodePoints, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
+import { postingsFromPlaces } from "../../src/store/migrations/019-postings-from-places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
 import { testVocabulary } from "../helpers/places.js";
 
 describe("packed postings (encoding)", () => {
-  test("round-trips every float64 exactly, also from a BLOB that is not 8-byte aligned", () => {
-    const values = Float64Array.from([1, 47.141592653589793, 9.521234567890123, 1024 ** 4 * 1023 + 5, -1, 2 ** 53 - 1, 0.1, -0, 3, 4]);
-    const blob = Buffer.from(encodePostings(values));
-    expect(Array.from(decodePostings(blob))).toEqual(Array.from(values));
-    // The same bytes three bytes into a larger buffer: a view is impossible, a copy is made.
-    const shifted = Buffer.alloc(blob.length + 3);
-    blob.copy(shifted, 3);
-    const unaligned = shifted.subarray(3);
-    expect(unaligned.byteOffset % 8).not.toBe(0);
-    expect(Array.from(decodePostings(unaligned))).toEqual(Array.from(values));
+  test("round-trips ids, fields and flags exactly and coordinates to 1e-7 degrees (OSM's own grid: exactly)", () => {
+    const values = Float64Array.from([
+      1, 47.141592653589793, 9.521234567890123, 3, 1,
+      1024 ** 4 * 1023 + 5, -33.8688197, -151.2092955, 0, 0,
+      2 ** 53 - 1, 89.9999999, 179.9999999, 31, 1,
+    ]);
+    const decoded = decodePostings(encodePostings(values));
+    expect(decoded).toHaveLength(values.length);
+    for (let i = 0; i < values.length; i++) {
+      if (i % 5 === 1 || i % 5 === 2) {
+        expect(Math.abs(decoded[i]! - values[i]!)).toBeLessThanOrEqual(0.5e-7);
+        expect(decoded[i]).toBe(indexCoordinate(values[i]!));
+      } else expect(decoded[i]).toBe(values[i]);
+    }
+    // An OSM node's coordinate (a whole number of 1e-7 degrees) comes back as the same double.
+    expect(decodePostings(encodePostings(Float64Array.from([7, 471234567 / 1e7, 95212345 / 1e7, 1, 0])))[1]).toBe(471234567 / 1e7);
+    expect(postingsCount(encodePostings(values))).toBe(3);
+    // Close places of one cell cost about 11 bytes each, not 40.
+    const cell = Float64Array.from(Array.from({ length: 100 }, (_, i) => [1000 + i * 3, 47.14 + (i % 10) * 0.0009, 9.52 + i * 0.00013, 1, 1]).flat());
+    expect(encodePostings(cell).length).toBeLessThan(100 * 12);
   });
 
-  test("a BLOB that is not whole records is refused, not read past its end", () => {
-    expect(() => decodePostings(Buffer.alloc(41))).toThrow(/corrupt postings: 41 bytes/);
-    expect(() => decodePostings(Buffer.alloc(16))).toThrow(/not a multiple of 40/);
+  test("a BLOB cut short or with bytes left over is refused, not read past its end", () => {
+    const blob = encodePostings(Float64Array.from([1, 47, 9, 1, 0, 2, 47.1, 9.1, 1, 0]));
+    expect(() => decodePostings(blob.subarray(0, blob.length - 1))).toThrow(/corrupt postings: truncated/);
+    expect(() => decodePostings(Buffer.concat([blob, Buffer.from([0])]))).toThrow(/bytes after the last record/);
+    expect(() => decodePostings(Buffer.from([100, 1, 2]))).toThrow(/100 records cannot fit in 3 bytes/);
   });
 });
 
-describe("packed postings (kept in step with the term index)", () => {
-  test("writes mark the cells they touch stale; refresh packs exactly the term rows and clears the list", () => {
+describe("packed postings (kept in step with the places)", () => {
+  test("writes mark the cells they touch stale; refresh packs exactly the places' term rows and clears the list", () => {
     const { db, repo, source } = placesRepoSetup();
     const postings = new PlacePostingsRepo(db);
     const s = source("a.csv");
@@ -75,7 +89,7 @@ describe("packed postings (kept in step with the term index)", () => {
     expect(packed).toEqual(rows);
   });
 
-  test("a search never reads a stale cell's postings: it reads that cell's term rows, and ranks exactly as after the rebuild", () => {
+  test("a search never reads a stale cell's postings: it computes them from that cell's places, and ranks exactly as after the rebuild", () => {
     const { db, repo, source } = placesRepoSetup();
     const s = source("a.csv");
     const center = { lat: 47.14, lng: 9.52 };
@@ -94,7 +108,8 @@ describe("packed postings (kept in step with the term index)", () => {
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([1]);
     // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
     const cells = cellsOfCircle(center, 40, 1e6)!;
-    const fresh = cells.filter((c) => !packedIndex(db).stale.includes(c));
+    const staleCells = new Set(packedIndex(db).stale);
+    const fresh = cells.filter((c) => !staleCells.has(c));
     expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
     expect(provider.rankedMatches(center, 40, "restaurant").map((r) => r.id)).toEqual(stale.map((r) => r.id));
 
@@ -121,5 +136,59 @@ describe("packed postings (kept in step with the term index)", () => {
     } finally {
       after.close();
     }
+  });
+});
+
+describe("postings from places (migration 019)", () => {
+  test("an index written with place_terms keeps its postings; place_terms and the R*Tree are gone and later writes still mark their cells", () => {
+    const file = join(tempDir(), "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
+    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
+    insert.run("b", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
+    new PlacePostingsRepo(before).refresh();
+    const packedBefore = packedIndex(before).packed;
+    before.close();
+    const after = openDatabase(file);
+    try {
+      expect(after.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'place_terms%' OR name LIKE 'places_rtree%'").all()).toEqual([]);
+      expect(packedIndex(after)).toEqual({ packed: packedBefore, rows: packedBefore, stale: [] });
+      after.prepare("UPDATE places SET name = 'Salon Bella' WHERE place_id = 'b'").run();
+      expect(packedIndex(after).stale).toEqual([cellOf(47.2, 9.6)]);
+      const { actual, expected } = termIndex(after);
+      expect(actual.map((r) => r.term)).toContain("bella");
+      expect(actual).toEqual(expected);
+    } finally {
+      after.close();
+    }
+  });
+
+  test("places are indexed by cell in plain SQL: the same cells as cellOf, read through the index, and a bare connection can write and check them", () => {
+    const { db, repo, source } = placesRepoSetup();
+    const cell = db.prepare(`SELECT ${cellSql("x.lat", "x.lng")} FROM (SELECT ? AS lat, ? AS lng) x`).pluck();
+    const points: Array<[number, number]> = [[90, 180], [-90, -180], [0, 0], [47.14, 9.52], [-1e-7, -1e-7]];
+    for (let i = 0; i < 2000; i++) points.push([(i % 180) * 0.01 * 7 - 63, (i % 240) * 0.015 * 9 - 179.5], [((i * 7919) % 18000) / 100 - 90, ((i * 104729) % 24000) * 0.015 - 180]);
+    for (const [lat, lng] of points) expect(cell.get(lat, lng), `${lat},${lng}`).toBe(cellOf(lat, lng));
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM places WHERE ${cellSql("lat", "lng")} = 1`).all() as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join(" ")).toContain("places_by_cell");
+
+    repo.upsertBatch(source("a.csv").id, [place("p1", { name: "Café Wolf" })], "t");
+    const file = db.name;
+    const bare = new Database(file);
+    try {
+      bare.prepare("UPDATE places SET lat = 47.5 WHERE place_id LIKE '%p1'").run();
+      expect(bare.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      bare.close();
+    }
+    expect(packedIndex(db).stale).toContain(cellOf(47.5, 9.52));
+  });
+
+  test("terms compare in code point order, as SQLite orders them, also beyond U+FFFF", () => {
+    const words = ["z", "\u{1F600}", "\uFFFD", "a", "ab", ""];
+    expect([...words].sort(compareCodePoints)).toEqual(["", "a", "ab", "z", "\uFFFD", "\u{1F600}"]);
+    const db = placesRepoSetup().db;
+    expect(db.prepare("SELECT value FROM json_each(?) ORDER BY value").pluck().all(JSON.stringify(words))).toEqual([...words].sort(compareCodePoints));
   });
 });

@@ -4,7 +4,7 @@ import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
 import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
-import { PlaceTermsRepo, TAG_TERM_PREFIX } from "../../store/place-terms.js";
+import { TAG_TERM_PREFIX } from "../../store/place-terms.js";
 import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
 import { parseKeywords, type QuerySlot } from "./keywords.js";
@@ -15,7 +15,7 @@ import { TermMatches, type Ranked } from "./term-matches.js";
 
 /**
  * Above this many grid cells (a circle reaching a pole, where a box spans every
- * longitude), the search reads the R*Tree box instead: there are few places there, and
+ * longitude), the search reads the box's places instead: there are few places there, and
  * listing hundreds of thousands of cells would cost more than the places.
  */
 const MAX_CELLS = 60_000;
@@ -67,14 +67,12 @@ export interface LocalPlaceProviderOptions {
 export class LocalPlaceProvider implements PlaceSearchProvider {
   readonly name = "local";
   private readonly repo: PlaceSearchRepo;
-  private readonly terms: PlaceTermsRepo;
   private readonly postings: PlacePostingsRepo;
   private readonly vocabulary: () => CategoryVocabulary;
   private readonly inReadTransaction: <T>(read: () => T) => T;
 
   constructor(db: Db, options: LocalPlaceProviderOptions = {}) {
     this.repo = new PlaceSearchRepo(db);
-    this.terms = new PlaceTermsRepo(db);
     this.postings = new PlacePostingsRepo(db);
     this.vocabulary = options.vocabulary ?? (() => loadCategoryVocabulary());
     // One wrapper for every search (better-sqlite3 builds one per `transaction()` call).
@@ -144,13 +142,13 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   /**
    * The term-index plan: for each slot, the postings of its category tag terms and of the
    * words its prefixes start, per cell (packed, migration 013; a stale cell's
-   * `place_terms` rows instead). The first slot admits the places inside the circle; a
+   * postings computed from its places instead). The first slot admits the places inside the circle; a
    * slot's hosts (tags that let a name match count) are read only when some place matched
    * it by name. No place text is read. One read transaction: every cell is seen at one
    * point in time, also while an import writes.
    */
   private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
-    const reader = new PostingsReader(this.postings, this.terms, cells, center, radiusKm);
+    const reader = new PostingsReader(this.postings, cells, center, radiusKm);
     const matches = new TermMatches(center, radiusKm, slots);
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s]!;
@@ -186,7 +184,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     return matches.results();
   }
 
-  /** The fallback plan (polar circles): every place in the R*Tree box, matched on its text and tags. Public for the bench. */
+  /** The fallback plan (polar circles): every place in the box (by grid row), matched on its text and tags. Public for the bench. */
   boxScan(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     const match = textMatcher(slots);
     const ranked: Ranked[] = [];
@@ -277,8 +275,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 }
 
 /**
- * Postings of a circle's cells: packed for fresh cells, from `place_terms` rows for stale
- * ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
+ * Postings of a circle's cells: packed for fresh cells, computed from their places for
+ * stale ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
  * for large ones.
  */
 class PostingsReader {
@@ -289,7 +287,6 @@ class PostingsReader {
 
   constructor(
     private readonly postings: PlacePostingsRepo,
-    private readonly terms: PlaceTermsRepo,
     cells: readonly number[],
     private readonly center: LatLng,
     private readonly radiusKm: number,
@@ -322,7 +319,7 @@ class PostingsReader {
     // country that never uses it) costs one seek to rule out instead of one per cell.
     byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
     if (byCell.length > 0) chunks.push(...this.postings.scan(this.freshJson, byCell));
-    if (this.staleCells.length > 0) chunks.push(...this.terms.scan(this.staleCells, ranges, this.center, this.radiusKm));
+    if (this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
 }

@@ -65,6 +65,16 @@ export interface ImportOptions {
   /** `--bbox`: keep only places inside it. */
   bbox?: BoundingBox;
   signal?: AbortSignal;
+  /** How far reading has got, after each block (formats that read in blocks: PBF). */
+  onRead?: (progress: ReadProgress) => void;
+}
+
+/** Bytes of the file read so far in the current pass over it (a PBF import makes up to three). */
+export interface ReadProgress {
+  /** 1: businesses and named places; 2: the node lists of relations' ways; 3: the positions of the nodes ways need. */
+  pass: number;
+  bytes: number;
+  totalBytes: number;
 }
 
 /** One file format. `read` streams items; `source` is known once reading has finished. */

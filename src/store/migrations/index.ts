@@ -16,6 +16,8 @@ import { categoryTags } from "./015-category-tags.js";
 import { namedPlaces } from "./016-named-places.js";
 import { sending } from "./017-sending.js";
 import { idempotencyKeys } from "./018-idempotency-keys.js";
+import { postingsFromPlaces } from "./019-postings-from-places.js";
+import { placeSourceFingerprint } from "./020-place-source-fingerprint.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -43,4 +45,6 @@ export const MIGRATIONS: readonly Migration[] = [
   namedPlaces,
   sending,
   idempotencyKeys,
+  postingsFromPlaces,
+  placeSourceFingerprint,
 ];

@@ -1,6 +1,7 @@
 import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason } from "../osm-tags.js";
 import { insideBox, type BoundingBox } from "../../../core/geo.js";
 import type { ImportItem, NamedPlaceKind } from "../place-record.js";
+import { NodePositions } from "./node-positions.js";
 import type { RelationMember } from "./pbf-tagged-elements.js";
 
 /** An element placed at the centroid of nodes it does not carry: a way, or a relation of ways. */
@@ -10,8 +11,8 @@ interface PendingArea {
   tags: Record<string, string>;
   /** A business, or the kind of named place it is. */
   what: "business" | NamedPlaceKind;
-  /** Node ids (a way's) or member way ids (a relation's). */
-  refs: number[];
+  /** Node ids (a way's, typed: millions of them in a country) or member way ids (a relation's). */
+  refs: Float64Array | number[];
   /** A relation's label or admin_centre node, which places it better than its outline. */
   labelNode?: number;
 }
@@ -35,9 +36,8 @@ export class OsmElementCollector {
   /** Member way ids of pending relations → their node ids once read (all, or only the ends). */
   private readonly memberWays = new Map<number, number[] | null>();
   private readonly memberWayNeedsAll = new Set<number>();
-  /** Node ids some pending element needs → coordinates once found (NaN until then). */
-  readonly neededNodes = new Map<number, [number, number]>();
-  private found = 0;
+  /** The nodes some pending element needs, and their coordinates once found. */
+  private neededNodes = new NodePositions();
 
   constructor(private readonly bbox: BoundingBox | undefined) {}
 
@@ -57,7 +57,7 @@ export class OsmElementCollector {
     if (hasBusinessTag(tags)) {
       const reason = osmSkipReason(tags);
       if (reason) return { kind: "skip", reason };
-      this.keep({ type: "way", id, tags, what: "business", refs });
+      this.keep({ type: "way", id, tags, what: "business", refs: Float64Array.from(refs) });
       return null;
     }
     const kind = osmNamedPlaceKind(tags);
@@ -78,7 +78,7 @@ export class OsmElementCollector {
     const ways = list.filter((m) => m.type === "way" && OUTLINE_ROLES.has(m.role)).map((m) => m.ref);
     const label = kind ? list.find((m) => m.type === "node" && LABEL_ROLES.has(m.role))?.ref : undefined;
     const area: PendingArea = { type: "relation", id, tags, what: business ? "business" : kind!, refs: ways, labelNode: label };
-    if (label !== undefined) this.neededNodes.set(label, [NaN, NaN]);
+    if (label !== undefined) this.neededNodes.want(label);
     for (const way of area.refs) {
       if (!this.memberWays.has(way)) this.memberWays.set(way, null);
       if (business) this.memberWayNeedsAll.add(way);
@@ -89,7 +89,7 @@ export class OsmElementCollector {
 
   private keep(area: PendingArea): void {
     this.pending.push(area);
-    for (const ref of area.refs) this.neededNodes.set(ref, [NaN, NaN]);
+    for (const ref of area.refs) this.neededNodes.want(ref);
   }
 
   get pendingCount(): number {
@@ -112,22 +112,17 @@ export class OsmElementCollector {
     if (this.memberWays.get(id) !== null || refs.length === 0) return;
     const kept = this.memberWayNeedsAll.has(id) ? refs : [refs[0]!, refs[refs.length - 1]!];
     this.memberWays.set(id, kept);
-    for (const ref of kept) this.neededNodes.set(ref, [NaN, NaN]);
+    for (const ref of kept) this.neededNodes.want(ref);
   }
 
   /** Coordinates pass: record a node's coordinates if something needs them. Returns true once all are known. */
   coordinates(id: number, lat: number, lng: number): boolean {
-    const slot = this.neededNodes.get(id);
-    if (slot && Number.isNaN(slot[0])) {
-      slot[0] = lat;
-      slot[1] = lng;
-      this.found++;
-    }
-    return this.found === this.neededNodes.size;
+    this.neededNodes.set(id, lat, lng);
+    return this.neededNodes.allKnown;
   }
 
   get allCoordinatesKnown(): boolean {
-    return this.found === this.neededNodes.size;
+    return this.neededNodes.allKnown;
   }
 
   /** The kept ways and relations at the centroid of their (distinct, known) nodes. */
@@ -149,23 +144,23 @@ export class OsmElementCollector {
     this.pending.length = 0;
     this.memberWays.clear();
     this.memberWayNeedsAll.clear();
-    this.neededNodes.clear();
+    this.neededNodes = new NodePositions();
   }
 
   private centroid(area: PendingArea): { lat: number; lng: number } | undefined {
     if (area.labelNode !== undefined) {
       const label = this.neededNodes.get(area.labelNode);
-      if (label && !Number.isNaN(label[0])) return { lat: label[0], lng: label[1] };
+      if (label) return label;
     }
-    const nodes = area.type === "way" ? area.refs : area.refs.flatMap((way) => this.memberWays.get(way) ?? []);
+    const nodes = area.type === "way" ? area.refs : (area.refs as number[]).flatMap((way) => this.memberWays.get(way) ?? []);
     let lat = 0;
     let lng = 0;
     let n = 0;
     for (const ref of new Set(nodes)) {
       const coords = this.neededNodes.get(ref);
-      if (!coords || Number.isNaN(coords[0])) continue; // outside a clipped extract
-      lat += coords[0];
-      lng += coords[1];
+      if (!coords) continue; // outside a clipped extract
+      lat += coords.lat;
+      lng += coords.lng;
       n++;
     }
     return n === 0 ? undefined : { lat: lat / n, lng: lng / n };

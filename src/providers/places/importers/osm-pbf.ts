@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { hasBusinessTag, KEPT_TAG_KEYS, osmNamedPlaceKind } from "../osm-tags.js";
 import { OSM_ATTRIBUTION, OSM_LICENCE, type ImportItem, type ImportOptions, type PlaceImporter, type SourceInfo } from "../place-record.js";
@@ -23,8 +24,11 @@ export class OsmPbfImporter implements PlaceImporter {
   async *read(options: ImportOptions): AsyncGenerator<ImportItem> {
     const fileName = basename(this.path);
     const collector = new OsmElementCollector(options.bbox);
+    const totalBytes = statSync(this.path).size;
+    const read = (pass: number, block: { end: number }) => options.onRead?.({ pass, bytes: block.end, totalBytes });
     let sortedByType = false;
     for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
+      read(1, block);
       if (block.type === "OSMHeader") {
         const stamp = block.header.replicationTimestamp;
         this.dataDate = stamp ? dateFromEpochSeconds(stamp) : dateFromFileName(fileName);
@@ -53,6 +57,7 @@ export class OsmPbfImporter implements PlaceImporter {
     if (collector.pendingCount === 0) return;
     if (collector.needsMemberWays) {
       for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
+        read(2, block);
         if (block.type !== "OSMData") continue;
         const { sawRelations } = readWayRefs(block.data, (id) => collector.wantsWay(id), (id, refs) => collector.memberWay(id, refs));
         // Ways come before relations in a sorted file: once relations start, we are done.
@@ -60,6 +65,7 @@ export class OsmPbfImporter implements PlaceImporter {
       }
     }
     for await (const block of readPbfBlocks(this.path, fileName, options.signal)) {
+      read(3, block);
       if (block.type !== "OSMData") continue;
       const { sawNonNodes } = readNodeCoordinates(block.data, (id, lat, lng) => collector.coordinates(id, lat, lng));
       // Nodes come first in a sorted file: once ways start (or all are found) we are done.

@@ -20,7 +20,8 @@ export interface PbfHeader {
   replicationTimestamp: number | null;
 }
 
-export type PbfBlock = { type: "OSMHeader"; header: PbfHeader } | { type: "OSMData"; data: Buffer };
+/** A block, and the byte offset where the next one starts (how far the file has been read). */
+export type PbfBlock = ({ type: "OSMHeader"; header: PbfHeader } | { type: "OSMData"; data: Buffer }) & { end: number };
 
 /** Generous caps from the format's own limits (header 64 KiB, blob 32 MiB). */
 const MAX_HEADER = 64 * 1024;
@@ -207,9 +208,9 @@ export async function* readPbfBlocks(path: string, fileName: string, signal?: Ab
         const header = decodeHeader(decodeBlob(blobBuf, fileName));
         const missing = header.requiredFeatures.filter((f) => !SUPPORTED_FEATURES.has(f));
         if (missing.length) throw badRequest(`${fileName} needs features this importer does not support: ${missing.join(", ")}`);
-        yield { type: "OSMHeader", header };
+        yield { type: "OSMHeader", header, end: position };
       } else if (blobHeader.type === "OSMData") {
-        yield { type: "OSMData", data: decodeBlob(blobBuf, fileName) };
+        yield { type: "OSMData", data: decodeBlob(blobBuf, fileName), end: position };
       }
       // Unknown block types are skipped, as the format asks.
     }

@@ -1,0 +1,94 @@
+/**
+ * The positions of the nodes some pending way or relation needs, in typed arrays: the
+ * ids are collected first (`want`, 8 bytes each), then sorted and deduplicated once the
+ * node pass starts (`set`), with their coordinates beside them (24 bytes per node in
+ * all). A country has millions of such nodes: a Map of [lat, lng] pairs held ~130 bytes
+ * each and cost a hash lookup for every one of the tens of millions of nodes a file
+ * streams past. Nodes come by ascending id in a sorted file, so `set` walks a cursor
+ * forward; an unsorted file falls back to binary search.
+ */
+export class NodePositions {
+  private ids = new Float64Array(1024);
+  private count = 0;
+  private sealed = false;
+  private lat = new Float64Array(0);
+  private lng = new Float64Array(0);
+  private cursor = 0;
+  private lastId = -Infinity;
+  private foundCount = 0;
+
+  /** Ask for a node's position (before the node pass). */
+  want(id: number): void {
+    if (this.sealed) throw new Error("NodePositions: want() after the node pass started");
+    if (this.count === this.ids.length) {
+      const grown = new Float64Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.count++] = id;
+  }
+
+  /** Distinct nodes asked for. */
+  get size(): number {
+    this.seal();
+    return this.count;
+  }
+
+  get found(): number {
+    return this.foundCount;
+  }
+
+  get allKnown(): boolean {
+    return this.foundCount === this.size;
+  }
+
+  private seal(): void {
+    if (this.sealed) return;
+    this.sealed = true;
+    const sorted = this.ids.subarray(0, this.count).sort();
+    let n = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
+    this.ids = sorted.slice(0, n);
+    this.count = n;
+    this.lat = new Float64Array(n).fill(NaN);
+    this.lng = new Float64Array(n).fill(NaN);
+  }
+
+  /** The first index whose id is not below `id` (binary search). */
+  private lowerBound(id: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private indexOf(id: number): number {
+    // Not ascending: find the place by binary search, then walk on from there.
+    if (id < this.lastId) this.cursor = this.lowerBound(id);
+    this.lastId = id;
+    while (this.cursor < this.count && this.ids[this.cursor]! < id) this.cursor++;
+    return this.cursor < this.count && this.ids[this.cursor] === id ? this.cursor : -1;
+  }
+
+  /** A node streamed past: kept if asked for (the first position seen wins). */
+  set(id: number, lat: number, lng: number): void {
+    this.seal();
+    const i = this.indexOf(id);
+    if (i < 0 || !Number.isNaN(this.lat[i]!)) return;
+    this.lat[i] = lat;
+    this.lng[i] = lng;
+    this.foundCount++;
+  }
+
+  /** A node's position, or undefined when it was not asked for or not found (outside a clipped extract). */
+  get(id: number): { lat: number; lng: number } | undefined {
+    this.seal();
+    const lo = this.lowerBound(id);
+    if (lo >= this.count || this.ids[lo] !== id || Number.isNaN(this.lat[lo]!)) return undefined;
+    return { lat: this.lat[lo]!, lng: this.lng[lo]! };
+  }
+}
