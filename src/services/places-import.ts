@@ -222,40 +222,48 @@ export class PlacesImportService {
       batch = [];
       report();
     };
+    const endBulkWrites = this.repo.beginBulkWrites();
+    let placeCount: number;
     try {
-      for await (const item of importer.read({ bbox: options.bbox, signal: options.signal, onRead })) {
-        // Ctrl-C stops between records, not only when the importer next touches the file.
-        options.signal?.throwIfAborted();
-        // Extracts are mostly skipped elements: report progress on them too, not only per batch.
-        if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
-        if (item.kind === "skip") {
-          skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
-          skippedTotal++;
-          if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
-          continue;
+      try {
+        for await (const item of importer.read({ bbox: options.bbox, signal: options.signal, onRead })) {
+          // Ctrl-C stops between records, not only when the importer next touches the file.
+          options.signal?.throwIfAborted();
+          // Extracts are mostly skipped elements: report progress on them too, not only per batch.
+          if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
+          if (item.kind === "skip") {
+            skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+            skippedTotal++;
+            if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
+            continue;
+          }
+          if (item.kind === "locality") {
+            const { id, name: placeName, kind, lat, lng } = item.locality;
+            namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
+            continue;
+          }
+          read++;
+          batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
+          if (batch.length >= batchSize) flush();
         }
-        if (item.kind === "locality") {
-          const { id, name: placeName, kind, lat, lng } = item.locality;
-          namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
-          continue;
-        }
-        read++;
-        batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
-        if (batch.length >= batchSize) flush();
+        flush();
+      } catch (err) {
+        this.repo.failSource(source.id);
+        // What was written stays searchable, at full speed.
+        this.postings.refresh();
+        throw err;
       }
-      flush();
-    } catch (err) {
-      this.repo.failSource(source.id);
-      // What was written stays searchable, at full speed.
+      const info = importer.source();
+      const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
+      removed += completed.removed;
+      placeCount = completed.placeCount;
       this.postings.refresh();
-      throw err;
+      this.localities.replaceNamedPlaces(source.id, namedPlaces);
+      this.localities.rebuild();
+    } finally {
+      endBulkWrites();
     }
     const info = importer.source();
-    const { removed: gone, placeCount } = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
-    removed += gone;
-    this.postings.refresh();
-    this.localities.replaceNamedPlaces(source.id, namedPlaces);
-    this.localities.rebuild();
     const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
       file: name,

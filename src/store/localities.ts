@@ -80,6 +80,17 @@ const bump = (counts: Map<string, number>, value: string | null) => {
   if (value) counts.set(value, (counts.get(value) ?? 0) + 1);
 };
 
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
 /** Greedy clustering: each point joins the first cluster whose centre is within `km`, else starts one. */
 class Clusters {
   private readonly groups = new Map<string, Cluster[]>();
@@ -198,35 +209,54 @@ export class LocalitiesRepo {
     const cities = new Clusters(CLUSTER_KM.city);
     const postcodes = new Clusters(CLUSTER_KM.postcode);
     const streets = new Clusters(CLUSTER_KM.street);
+    // Raw rows (no object per row) and each distinct spelling folded once: a country's
+    // two million places name a few thousand cities and a few hundred thousand streets.
     const rows = this.db
       .prepare("SELECT city, postcode, street, country, lat, lng FROM places WHERE city IS NOT NULL OR postcode IS NOT NULL OR street IS NOT NULL")
-      .iterate() as IterableIterator<{ city: string | null; postcode: string | null; street: string | null; country: string | null; lat: number; lng: number }>;
-    for (const row of rows) {
-      const city = row.city?.trim() || null;
-      const cityKey = city ? foldForSearch(city) : "";
-      if (cityKey) cities.add(cityKey, row, city!, null, row.country);
-      const postcode = row.postcode?.trim();
-      if (postcode && foldForSearch(postcode)) postcodes.add(foldForSearch(postcode), row, postcode, city, row.country);
-      const street = row.street?.trim();
-      if (street && foldForSearch(street)) streets.add(`${foldForSearch(street)}\u0000${cityKey}`, row, street, city, row.country);
+      .raw(true)
+      .iterate() as IterableIterator<[string | null, string | null, string | null, string | null, number, number]>;
+    const folded = new Map<string, string>();
+    const fold = (value: string) => {
+      let key = folded.get(value);
+      if (key === undefined) folded.set(value, (key = foldForSearch(value)));
+      return key;
+    };
+    for (const [rawCity, rawPostcode, rawStreet, country, lat, lng] of rows) {
+      const point = { lat, lng };
+      const city = rawCity?.trim() || null;
+      const cityKey = city ? fold(city) : "";
+      if (cityKey) cities.add(cityKey, point, city!, null, country);
+      const postcode = rawPostcode?.trim();
+      const postcodeKey = postcode ? fold(postcode) : "";
+      if (postcodeKey) postcodes.add(postcodeKey, point, postcode!, city, country);
+      const street = rawStreet?.trim();
+      const streetKey = street ? fold(street) : "";
+      if (streetKey) streets.add(`${streetKey}\u0000${cityKey}`, point, street!, city, country);
     }
     // Nodes first: a place node is where a city's centre is; a boundary's centroid is rougher.
     const named = this.db
       .prepare("SELECT name, kind, country, lat, lng FROM named_places ORDER BY osm_id NOT LIKE 'osm:node:%', osm_id")
       .all() as Array<{ name: string; kind: LocalityKind; country: string; lat: number; lng: number }>;
     const cityRows = [...cities.rows("city", (g) => g)];
+    // By key, so that matching a country's tens of thousands of named places is not quadratic.
+    const citiesByKey = groupBy(cityRows, (r) => r.key);
+    const namedByKindAndKey = new Map<string, LocalityRow[]>();
     const namedRows: LocalityRow[] = [];
     for (const p of named) {
       for (const key of localityKeys(p.name)) {
         // A city of the addresses that OSM also names: one locality, at OSM's point.
-        const city = p.kind === "city" ? cityRows.find((r) => r.key === key && distanceKm(r, p) <= CLUSTER_KM.city) : undefined;
+        const city = p.kind === "city" ? citiesByKey.get(key)?.find((r) => distanceKm(r, p) <= CLUSTER_KM.city) : undefined;
         if (city) {
           if (!city.named) Object.assign(city, { lat: p.lat, lng: p.lng, named: true, country: city.country || p.country });
           continue;
         }
         // The same named place twice (a node and its boundary): once.
-        if (namedRows.some((r) => r.key === key && r.kind === p.kind && distanceKm(r, p) <= CLUSTER_KM.street)) continue;
-        namedRows.push({ kind: p.kind, key, name: p.name, city: null, country: p.country, lat: p.lat, lng: p.lng, place_count: 0 });
+        const kindAndKey = `${p.kind}\u0000${key}`;
+        const same = namedByKindAndKey.get(kindAndKey) ?? [];
+        if (same.some((r) => distanceKm(r, p) <= CLUSTER_KM.street)) continue;
+        const row: LocalityRow = { kind: p.kind, key, name: p.name, city: null, country: p.country, lat: p.lat, lng: p.lng, place_count: 0 };
+        namedRows.push(row);
+        namedByKindAndKey.set(kindAndKey, [...same, row]);
       }
     }
     // Districts and squares say which city they are in ("Marienplatz, München"): the nearest within NAMED_CITY_KM.
