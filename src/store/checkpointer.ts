@@ -75,6 +75,9 @@ export function startCheckpointer(db: Db, file: string, log: (line: string) => v
     async stop() {
       if (stopping) return exited;
       stopping = true;
+      // Whoever awaits the stop waits for the thread: an unreferenced worker would let a
+      // process with nothing else to do exit before it (and before what follows the await).
+      worker.ref();
       worker.postMessage("stop");
       return exited;
     },

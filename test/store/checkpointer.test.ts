@@ -1,5 +1,7 @@
-import { statSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startCheckpointer } from "../../src/store/checkpointer.js";
 import { DATABASE_FILE_NAME } from "../../src/store/db.js";
@@ -35,5 +37,25 @@ describe("WAL checkpoints from a background thread", () => {
     startCheckpointer(db, join(t.dataDir, "missing", "nothing.db"), (line) => logs.push(line), 50);
     await until(() => logs.some((l) => l.includes("background checkpoints stopped")));
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+  });
+
+  it("keeps the process alive while it stops, so that what follows an awaited stop still runs", () => {
+    // A process with nothing else to do: before, it exited inside `await stop()` (the thread is unreferenced).
+    const dir = mkdtempSync(join(tmpdir(), "outreach-checkpointer-"));
+    try {
+      const dist = resolve(import.meta.dirname, "../../dist/store");
+      const script = `
+        const { openDatabase } = await import(${JSON.stringify(join(dist, "db.js"))});
+        const { startCheckpointer } = await import(${JSON.stringify(join(dist, "checkpointer.js"))});
+        const file = ${JSON.stringify(join(dir, "t.db"))};
+        const db = openDatabase(file);
+        await startCheckpointer(db, file, () => {}, 50).stop();
+        console.log("after the stop");
+        db.close();`;
+      const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+      expect(out).toContain("after the stop");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
