@@ -17,7 +17,7 @@ import { PlacePostingsRepo } from "../store/place-postings.js";
 import type { ServiceDeps } from "./deps.js";
 
 /** Places per write transaction: measured in bench/import.js (1000 is where larger batches stop paying). */
-export const DEFAULT_BATCH_SIZE = 1000;
+export const DEFAULT_BATCH_SIZE = 20000;
 /** At most this many rejected-row messages are kept for the summary (the counts are always complete). */
 const MAX_REJECTED_ROWS = 50;
 /** Records (places or skips) between progress reports besides the one after each batch. */

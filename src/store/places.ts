@@ -1,4 +1,5 @@
 import type { Statement } from "better-sqlite3";
+import { cellOf } from "../core/geo-grid.js";
 import type { Db } from "./db.js";
 
 /**
@@ -178,11 +179,16 @@ export class PlacesRepo {
    * Insert or update one batch in one immediate transaction. A place already in the index
    * (same place ID, from this or another source) is updated in place, keeping its rowid;
    * an identical one is left alone.
+   *
+   * The batch is written in grid-cell order: consecutive inserts then land next to each
+   * other in `places_by_cell`, and a cell's new places in neighbouring rows of `places`,
+   * which the packing of the term index and the search read cell by cell.
    */
   upsertBatch(sourceId: number, places: readonly PlaceWrite[], now: string): BatchResult {
+    const byCell = places.map((p) => ({ p, cell: cellOf(p.lat, p.lng) })).sort((a, b) => a.cell - b.cell);
     return this.db.transaction(() => {
       const result: BatchResult = { added: 0, updated: 0, unchanged: 0 };
-      for (const p of places) {
+      for (const { p } of byCell) {
         // In CONTENT_COLUMNS order.
         const values = [
           sourceId, p.name, p.address, p.street, p.housenumber, p.postcode, p.city, p.country, p.lat, p.lng, p.website, p.phone,
@@ -259,15 +265,18 @@ export class PlacesRepo {
     }).immediate();
   }
 
-  /** Counts per source, with how many places have a website, phone, email. */
+  /**
+   * Counts per source, with how many places have a website, phone, email: one pass over
+   * the places (three correlated counts per source read a country's rows three times).
+   */
   sourceStats(): SourceStats[] {
     return this.db
       .prepare(
-        `SELECT s.*,
-           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.website IS NOT NULL) AS with_website,
-           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.phone IS NOT NULL) AS with_phone,
-           (SELECT count(*) FROM places p WHERE p.source_id = s.id AND p.email IS NOT NULL) AS with_email
-         FROM place_sources s ORDER BY s.name`,
+        `SELECT s.*, coalesce(c.with_website, 0) AS with_website, coalesce(c.with_phone, 0) AS with_phone, coalesce(c.with_email, 0) AS with_email
+           FROM place_sources s
+           LEFT JOIN (SELECT source_id, count(website) AS with_website, count(phone) AS with_phone, count(email) AS with_email
+                        FROM places GROUP BY source_id) c ON c.source_id = s.id
+          ORDER BY s.name`,
       )
       .all() as SourceStats[];
   }
