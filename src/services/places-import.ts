@@ -6,6 +6,7 @@ import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { installedVocabularyStamp } from "../providers/places/vocabulary-build.js";
 import { importerFor } from "../providers/places/importers/index.js";
+import { extractSeries } from "../providers/places/extract-series.js";
 import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
@@ -65,6 +66,12 @@ export interface ImportSummary {
   seconds: number;
   /** The file, bounding box and import rules were those of the source's last complete import: nothing was read or written. */
   unchangedFile: boolean;
+  /**
+   * The older extract of the same region (same file name but for its date or "latest")
+   * whose source this import continued under the new name: its places were compared,
+   * updated and removed as in a re-import, not duplicated.
+   */
+  continuesSource?: string;
 }
 
 /**
@@ -183,8 +190,11 @@ export class PlacesImportService {
     const importer = importerFor(file);
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     const fingerprint = await importFingerprint(file, options.bbox, options.signal);
-    const previous = this.repo.sourceByName(name);
-    if (!options.replace && previous?.status === "complete" && previous.fingerprint === fingerprint) return this.unchangedSummary(previous, started);
+    let previous = this.repo.sourceByName(name);
+    const sibling = previous ? undefined : this.olderRevisionOf(name, importer.source().kind);
+    if (sibling) previous = this.repo.renameSource(sibling.id, name);
+    const continued = sibling ? { continuesSource: sibling.name } : {};
+    if (!options.replace && previous?.status === "complete" && previous.fingerprint === fingerprint) return { ...this.unchangedSummary(previous, started), ...continued };
     let removed = 0;
     if (options.replace) {
       const existing = this.repo.sourceByName(name);
@@ -284,7 +294,22 @@ export class PlacesImportService {
       withEmail: stats?.with_email ?? 0,
       seconds: (performance.now() - started) / 1000,
       unchangedFile: false,
+      ...continued,
     };
+  }
+
+  /**
+   * The source of an older extract of the same region as `fileName` (extract-series.ts),
+   * the most recently imported if several. Only for OSM and Overture, whose place IDs are
+   * the data's own: a list's IDs include its file name, so two lists never share places.
+   */
+  private olderRevisionOf(fileName: string, kind: string): PlaceSourceRow | undefined {
+    const series = extractSeries(fileName);
+    if (!series || (kind !== "osm" && kind !== "overture")) return undefined;
+    return this.repo
+      .allSources()
+      .filter((s) => s.kind === kind && extractSeries(s.name) === series)
+      .sort((a, b) => b.imported_at.localeCompare(a.imported_at))[0];
   }
 
   /** The summary of a re-import the fingerprint showed has nothing to change. */

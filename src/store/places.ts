@@ -144,6 +144,15 @@ export class PlacesRepo {
     };
   }
 
+  allSources(): PlaceSourceRow[] {
+    return this.db.prepare("SELECT * FROM place_sources ORDER BY name").all() as PlaceSourceRow[];
+  }
+
+  /** Give a source a new name (a newer extract of its region continues it); returns it as renamed. */
+  renameSource(sourceId: number, name: string): PlaceSourceRow {
+    return this.db.prepare("UPDATE place_sources SET name = ? WHERE id = ? RETURNING *").get(name, sourceId) as PlaceSourceRow;
+  }
+
   sourceByName(name: string): PlaceSourceRow | undefined {
     return this.db.prepare("SELECT * FROM place_sources WHERE name = ?").get(name) as PlaceSourceRow | undefined;
   }

@@ -268,6 +268,35 @@ describe("your own CSV and NDJSON lists", () => {
     expect(instance.services.placesImport.stats().index).toMatchObject({ places: 1 });
   });
 
+  test("a newer dated extract of the same region continues its source: compared place by place, not a second source", async () => {
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const dir = tempDir();
+    const node = (id: number, name: string, lng: number) =>
+      `<node id="${id}" lat="47.14" lon="${lng}"><tag k="name" v="${name}"/><tag k="shop" v="bakery"/></node>`;
+    const extract = (file: string, nodes: string[]) => {
+      writeFileSync(join(dir, file), `<?xml version="1.0"?>\n<osm version="0.6">\n${nodes.join("\n")}\n</osm>\n`);
+      return join(dir, file);
+    };
+    const first = await service.importFile(extract("village-2026-01-01.osm", [node(1, "Alpha", 9.51), node(2, "Beta", 9.52), node(3, "Gamma", 9.53)]));
+    expect(first).toMatchObject({ added: 3, total: 3 });
+    expect(first.continuesSource).toBeUndefined();
+    const idOf = (placeId: string) => instance.services.deps.db.prepare("SELECT id FROM places WHERE place_id = ?").pluck().get(placeId);
+    const betaRow = idOf("osm:node:2");
+
+    // Geofabrik's yymmdd form of a later date: Gamma is gone, Alpha renamed, Delta new.
+    const second = await service.importFile(extract("village-260201.osm", [node(1, "Alpha &amp; Co", 9.51), node(2, "Beta", 9.52), node(4, "Delta", 9.54)]));
+    expect(second).toMatchObject({ added: 1, updated: 1, unchanged: 1, removed: 1, total: 3, continuesSource: "village-2026-01-01.osm" });
+    expect(service.stats().sources.map((s) => [s.name, s.place_count])).toEqual([["village-260201.osm", 3]]);
+    expect(idOf("osm:node:2")).toBe(betaRow);
+    expect(idOf("osm:node:3")).toBeUndefined();
+
+    // Another region's dated extract is a source of its own.
+    const other = await service.importFile(extract("town-2026-02-01.osm", [node(7, "Epsilon", 9.6)]));
+    expect(other.continuesSource).toBeUndefined();
+    expect(service.stats().sources.map((s) => s.name)).toEqual(["town-2026-02-01.osm", "village-260201.osm"]);
+  });
+
   test("an import that fails half-way keeps the batches written, marks the source failed, and the next run completes it", async () => {
     const instance = createTestInstance();
     const file = join(tempDir(), "big.ndjson");

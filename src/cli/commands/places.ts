@@ -246,6 +246,7 @@ function printSummary(ctx: CommandContext, s: ImportSummary): void {
     .join(", ");
   printRecord(ctx.io, [
     ["file", s.file],
+    ...(s.continuesSource ? [["continues", `${s.continuesSource} (an older extract of the same region)`] as [string, string]] : []),
     ["kind", s.source.kind],
     ["data date", s.source.dataDate ?? "unknown"],
     ["added", s.added],
