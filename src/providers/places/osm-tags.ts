@@ -9,11 +9,12 @@ import {
   cleanSocial,
   cleanText,
   cleanWebsite,
-  formatAddress,
+  addressLine,
+  coordinatesAddress,
   socialsOrNull,
   socialNetworkOf,
 } from "../../core/lead-values.js";
-import type { ImportItem, NamedPlaceKind } from "./place-record.js";
+import type { ImportItem, NamedPlaceKind, PlaceRecord } from "./place-record.js";
 import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
@@ -100,6 +101,22 @@ function first(tags: Record<string, string>, ...keys: string[]): string | undefi
  * `id` make the stable place ID (`osm:node:123`).
  */
 export function osmElementToItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
+  const item = osmUnplacedItem(type, id, tags);
+  return item.kind === "skip" ? item : { kind: "place", place: placeAt(item.place, lat, lng) };
+}
+
+/**
+ * A place's fields that do not depend on where it is: all but its point, and its address
+ * unless its tags make one (null: the coordinates will be the address).
+ */
+export type UnplacedPlace = Omit<PlaceRecord, "lat" | "lng" | "address"> & { address: string | null };
+
+/**
+ * `osmElementToItem` before the element's point is known: a way's or a relation's comes
+ * from its nodes, two passes later. The fields are worked out at once (where the tags are
+ * at hand, in the decoding thread), and only `placeAt` waits for the point.
+ */
+export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>): { kind: "skip"; reason: "unnamed" | "infrastructure" } | { kind: "unplaced"; place: UnplacedPlace } {
   const reason = osmSkipReason(tags);
   if (reason) return { kind: "skip", reason };
   const { keys } = businessKeysOf(tags);
@@ -127,18 +144,16 @@ export function osmElementToItem(type: "node" | "way" | "relation", id: number, 
   const country = cleanCountry(tags["addr:country"]);
   const categories = cleanCategories(osmCategoryLabels(tags, keys));
   return {
-    kind: "place",
+    kind: "unplaced",
     place: {
       placeId: `osm:${type}:${id}`,
       name,
-      address: formatAddress({ street, housenumber, postcode, city, country, full: cleanText(tags["addr:full"], 300), lat, lng }),
+      address: addressLine({ street, housenumber, postcode, city, country, full: cleanText(tags["addr:full"], 300) }),
       street,
       housenumber,
       postcode,
       city,
       country,
-      lat,
-      lng,
       website,
       phone: cleanPhone(first(tags, "phone", "contact:phone", "contact:mobile", "mobile")),
       email: cleanEmail(first(tags, "email", "contact:email")),
@@ -152,5 +167,33 @@ export function osmElementToItem(type: "node" | "way" | "relation", id: number, 
       openingHours: cleanText(tags.opening_hours, BOUNDS.openingHours),
       provenance: null,
     },
+  };
+}
+
+/** An unplaced place at its point (the fields in the order `osmElementToItem` always gave them). */
+export function placeAt(place: UnplacedPlace, lat: number, lng: number): PlaceRecord {
+  return {
+    placeId: place.placeId,
+    name: place.name,
+    address: place.address ?? coordinatesAddress(lat, lng),
+    street: place.street,
+    housenumber: place.housenumber,
+    postcode: place.postcode,
+    city: place.city,
+    country: place.country,
+    lat,
+    lng,
+    website: place.website,
+    phone: place.phone,
+    email: place.email,
+    socials: place.socials,
+    rating: place.rating,
+    categories: place.categories,
+    tags: place.tags,
+    cuisine: place.cuisine,
+    brand: place.brand,
+    description: place.description,
+    openingHours: place.openingHours,
+    provenance: place.provenance,
   };
 }
