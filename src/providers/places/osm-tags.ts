@@ -16,6 +16,7 @@ import {
 } from "../../core/lead-values.js";
 import type { ImportItem, NamedPlaceKind, PlaceRecord } from "./place-record.js";
 import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
+import { isBlank } from "../../core/text.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
 function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrastructureOnly: boolean } {
@@ -88,13 +89,20 @@ export const KEPT_TAG_KEYS = [
   "addr:housenumber", "addr:street", "addr:place", "addr:postcode", "addr:city", "addr:country", "addr:full",
 ];
 
-function first(tags: Record<string, string>, ...keys: string[]): string | undefined {
+/** The first of `keys` with a value that is not blank. */
+function first(tags: Record<string, string>, keys: readonly string[]): string | undefined {
   for (const key of keys) {
     const value = tags[key];
-    if (value !== undefined && value.trim() !== "") return value;
+    if (value !== undefined && !isBlank(value)) return value;
   }
   return undefined;
 }
+
+// Where each value may be, most usual first (constants: a key built per element costs a lookup of its own).
+const WEBSITE_KEYS = ["website", "contact:website", "url"];
+const PHONE_KEYS = ["phone", "contact:phone", "contact:mobile", "mobile"];
+const EMAIL_KEYS = ["email", "contact:email"];
+const SOCIAL_KEYS = (["facebook", "instagram", "twitter", "linkedin"] as const).map((network) => [network, [`contact:${network}`, network]] as const);
 
 /**
  * One OSM element → a place or the reason it is skipped. `type` and
@@ -117,15 +125,16 @@ export type UnplacedPlace = Omit<PlaceRecord, "lat" | "lng" | "address"> & { add
  * at hand, in the decoding thread), and only `placeAt` waits for the point.
  */
 export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>): { kind: "skip"; reason: "unnamed" | "infrastructure" } | { kind: "unplaced"; place: UnplacedPlace } {
-  const reason = osmSkipReason(tags);
-  if (reason) return { kind: "skip", reason };
-  const { keys } = businessKeysOf(tags);
-  const name = cleanText(tags.name ?? tags.brand, BOUNDS.name)!;
+  // osmSkipReason's rules, with the keys and the name kept for what follows.
+  const { keys, infrastructureOnly } = businessKeysOf(tags);
+  if (keys.length === 0) return { kind: "skip", reason: infrastructureOnly ? "infrastructure" : "unnamed" };
+  const name = cleanText(tags.name ?? tags.brand, BOUNDS.name);
+  if (!name) return { kind: "skip", reason: "unnamed" };
 
-  let website = cleanWebsite(first(tags, "website", "contact:website", "url"));
+  let website = cleanWebsite(first(tags, WEBSITE_KEYS));
   const socials: Socials = {};
-  for (const network of ["facebook", "instagram", "twitter", "linkedin"] as const) {
-    const value = cleanSocial(network, first(tags, `contact:${network}`, network));
+  for (const [network, socialKeys] of SOCIAL_KEYS) {
+    const value = cleanSocial(network, first(tags, socialKeys));
     if (value) socials[network] = value;
   }
   // A "website" that is a Facebook or Instagram page is a social profile, not a site.
@@ -155,8 +164,8 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
       city,
       country,
       website,
-      phone: cleanPhone(first(tags, "phone", "contact:phone", "contact:mobile", "mobile")),
-      email: cleanEmail(first(tags, "email", "contact:email")),
+      phone: cleanPhone(first(tags, PHONE_KEYS)),
+      email: cleanEmail(first(tags, EMAIL_KEYS)),
       socials: socialsOrNull(socials),
       rating: null,
       categories,
