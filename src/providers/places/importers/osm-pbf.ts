@@ -42,7 +42,10 @@ export class OsmPbfImporter implements PlaceImporter {
     const collector = new OsmElementCollector(options.bbox);
     const totalBytes = statSync(this.path).size;
     const threads = new PbfDecoderThreads(this.options.threads);
-    const window = Math.max(2, threads.count * 2);
+    // Blocks under way: a few per thread, so that a thread finds its next block queued even
+    // when this thread (busy writing the items, or waiting for a core) answers late. A block
+    // is ~100 KB compressed: memory stays a few MB.
+    const window = Math.max(2, threads.count * 4);
     const read = (pass: number, block: { end: number }) => options.onRead?.({ pass, bytes: block.end, totalBytes });
     // Each pass: the file's blocks, each data block's result in file order.
     const pass = (task: (blob: Buffer) => PbfTask) =>

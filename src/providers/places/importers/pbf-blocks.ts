@@ -295,26 +295,25 @@ export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: num
       if (wireType !== 2) return false;
       if (field === 2) {
         const dense = group.sub();
-        let ids: number[] = [];
-        let lats: number[] = [];
-        let lons: number[] = [];
+        let ids: ProtoReader | undefined;
+        let lats: ProtoReader | undefined;
+        let lons: ProtoReader | undefined;
         dense.fields((f, w) => {
-          if (w !== 2 || (f !== 1 && f !== 8 && f !== 9)) return false;
-          const packed = dense.sub();
-          const values: number[] = [];
-          while (!packed.done) values.push(packed.svarint());
-          if (f === 1) ids = values;
-          else if (f === 8) lats = values;
-          else lons = values;
+          if (w !== 2) return false;
+          if (f === 1) ids = dense.sub();
+          else if (f === 8) lats = dense.sub();
+          else if (f === 9) lons = dense.sub();
+          else return false;
           return true;
         });
+        // The three packed columns decoded side by side (no arrays: 8,000 nodes a group, 40 million a country).
         let id = 0;
         let lat = 0;
         let lon = 0;
-        for (let i = 0; i < ids.length; i++) {
-          id += ids[i]!;
-          lat += lats[i] ?? 0;
-          lon += lons[i] ?? 0;
+        while (ids && !ids.done) {
+          id += ids.svarint();
+          if (lats && !lats.done) lat += lats.svarint();
+          if (lons && !lons.done) lon += lons.svarint();
           onNode(id, latitude(lat), longitude(lon));
         }
         return true;

@@ -98,8 +98,8 @@ function unwrap(result: PbfResult | PbfFailure): PbfResult {
 }
 
 /**
- * Each task's result in the order of the inputs, with up to `window` tasks under way (two
- * per thread keep every thread busy while the caller works on the oldest result). A
+ * Each task's result in the order of the inputs, with up to `window` tasks under way (a
+ * few per thread keep every thread busy while the caller works on the oldest result). A
  * caller that stops early leaves the rest to finish unread.
  */
 export async function* decodeInOrder<In, Out>(inputs: AsyncIterable<In>, start: (input: In) => Promise<Out> | null, window: number): AsyncGenerator<[In, Out | null]> {
