@@ -213,16 +213,25 @@ export function validCoordinates(lat: unknown, lng: unknown): boolean {
  * The one-line address, never empty: "Street 12, 9490 Vaduz", else whatever parts exist
  * (city, postcode, country), else the coordinates, so that a lead always says where it is.
  */
-export function formatAddress(parts: {
+export function formatAddress(parts: AddressParts & { lat: number; lng: number }): string {
+  return addressLine(parts) ?? coordinatesAddress(parts.lat, parts.lng);
+}
+
+export interface AddressParts {
   street: string | null;
   housenumber: string | null;
   postcode: string | null;
   city: string | null;
   country: string | null;
   full?: string | null;
-  lat: number;
-  lng: number;
-}): string {
+}
+
+/**
+ * `formatAddress` of the parts alone, or null when they make none: an importer that learns
+ * a place's point later (an OSM way, at its nodes' centroid) keeps this and adds the
+ * coordinates then (`coordinatesAddress`).
+ */
+export function addressLine(parts: AddressParts): string | null {
   const streetLine = parts.full ?? [parts.street, parts.housenumber].filter(Boolean).join(" ");
   const cityLine = [parts.postcode, parts.city].filter(Boolean).join(" ");
   const lines = [streetLine, cityLine].filter((s) => s !== "");
@@ -230,8 +239,12 @@ export function formatAddress(parts: {
     if (parts.country) lines.push(parts.country);
   }
   const address = lines.join(", ");
-  if (address !== "") return capLength(address, BOUNDS.address);
-  return `${parts.lat.toFixed(5)}, ${parts.lng.toFixed(5)}`;
+  return address !== "" ? capLength(address, BOUNDS.address) : null;
+}
+
+/** The address of a place that has nothing but its point. */
+export function coordinatesAddress(lat: number, lng: number): string {
+  return `${lat.toFixed(5)}, ${lng.toFixed(5)}`;
 }
 
 /** Raw fields of a business from any source, before cleaning. */

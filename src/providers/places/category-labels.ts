@@ -271,7 +271,7 @@ export function humanise(id: string): string {
  */
 export function osmCategoryLabels(tags: Record<string, string>, businessKeys: readonly string[]): string[] {
   const labels: string[] = [];
-  const cuisines = (tags.cuisine ?? "")
+  const cuisines = !tags.cuisine ? [] : tags.cuisine
     .split(";")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && !GENERIC_VALUES.has(c))

@@ -9,12 +9,14 @@ import {
   cleanSocial,
   cleanText,
   cleanWebsite,
-  formatAddress,
+  addressLine,
+  coordinatesAddress,
   socialsOrNull,
   socialNetworkOf,
 } from "../../core/lead-values.js";
-import type { ImportItem, NamedPlaceKind } from "./place-record.js";
+import type { ImportItem, NamedPlaceKind, PlaceRecord } from "./place-record.js";
 import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
+import { isBlank } from "../../core/text.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
 function businessKeysOf(tags: Record<string, string>): { keys: string[]; infrastructureOnly: boolean } {
@@ -87,28 +89,52 @@ export const KEPT_TAG_KEYS = [
   "addr:housenumber", "addr:street", "addr:place", "addr:postcode", "addr:city", "addr:country", "addr:full",
 ];
 
-function first(tags: Record<string, string>, ...keys: string[]): string | undefined {
+/** The first of `keys` with a value that is not blank. */
+function first(tags: Record<string, string>, keys: readonly string[]): string | undefined {
   for (const key of keys) {
     const value = tags[key];
-    if (value !== undefined && value.trim() !== "") return value;
+    if (value !== undefined && !isBlank(value)) return value;
   }
   return undefined;
 }
+
+// Where each value may be, most usual first (constants: a key built per element costs a lookup of its own).
+const WEBSITE_KEYS = ["website", "contact:website", "url"];
+const PHONE_KEYS = ["phone", "contact:phone", "contact:mobile", "mobile"];
+const EMAIL_KEYS = ["email", "contact:email"];
+const SOCIAL_KEYS = (["facebook", "instagram", "twitter", "linkedin"] as const).map((network) => [network, [`contact:${network}`, network]] as const);
 
 /**
  * One OSM element → a place or the reason it is skipped. `type` and
  * `id` make the stable place ID (`osm:node:123`).
  */
 export function osmElementToItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>, lat: number, lng: number): ImportItem {
-  const reason = osmSkipReason(tags);
-  if (reason) return { kind: "skip", reason };
-  const { keys } = businessKeysOf(tags);
-  const name = cleanText(tags.name ?? tags.brand, BOUNDS.name)!;
+  const item = osmUnplacedItem(type, id, tags);
+  return item.kind === "skip" ? item : { kind: "place", place: placeAt(item.place, lat, lng) };
+}
 
-  let website = cleanWebsite(first(tags, "website", "contact:website", "url"));
+/**
+ * A place's fields that do not depend on where it is: all but its point, and its address
+ * unless its tags make one (null: the coordinates will be the address).
+ */
+export type UnplacedPlace = Omit<PlaceRecord, "lat" | "lng" | "address"> & { address: string | null };
+
+/**
+ * `osmElementToItem` before the element's point is known: a way's or a relation's comes
+ * from its nodes, two passes later. The fields are worked out at once (where the tags are
+ * at hand, in the decoding thread), and only `placeAt` waits for the point.
+ */
+export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, tags: Record<string, string>): { kind: "skip"; reason: "unnamed" | "infrastructure" } | { kind: "unplaced"; place: UnplacedPlace } {
+  // osmSkipReason's rules, with the keys and the name kept for what follows.
+  const { keys, infrastructureOnly } = businessKeysOf(tags);
+  if (keys.length === 0) return { kind: "skip", reason: infrastructureOnly ? "infrastructure" : "unnamed" };
+  const name = cleanText(tags.name ?? tags.brand, BOUNDS.name);
+  if (!name) return { kind: "skip", reason: "unnamed" };
+
+  let website = cleanWebsite(first(tags, WEBSITE_KEYS));
   const socials: Socials = {};
-  for (const network of ["facebook", "instagram", "twitter", "linkedin"] as const) {
-    const value = cleanSocial(network, first(tags, `contact:${network}`, network));
+  for (const [network, socialKeys] of SOCIAL_KEYS) {
+    const value = cleanSocial(network, first(tags, socialKeys));
     if (value) socials[network] = value;
   }
   // A "website" that is a Facebook or Instagram page is a social profile, not a site.
@@ -127,21 +153,19 @@ export function osmElementToItem(type: "node" | "way" | "relation", id: number, 
   const country = cleanCountry(tags["addr:country"]);
   const categories = cleanCategories(osmCategoryLabels(tags, keys));
   return {
-    kind: "place",
+    kind: "unplaced",
     place: {
       placeId: `osm:${type}:${id}`,
       name,
-      address: formatAddress({ street, housenumber, postcode, city, country, full: cleanText(tags["addr:full"], 300), lat, lng }),
+      address: addressLine({ street, housenumber, postcode, city, country, full: cleanText(tags["addr:full"], 300) }),
       street,
       housenumber,
       postcode,
       city,
       country,
-      lat,
-      lng,
       website,
-      phone: cleanPhone(first(tags, "phone", "contact:phone", "contact:mobile", "mobile")),
-      email: cleanEmail(first(tags, "email", "contact:email")),
+      phone: cleanPhone(first(tags, PHONE_KEYS)),
+      email: cleanEmail(first(tags, EMAIL_KEYS)),
       socials: socialsOrNull(socials),
       rating: null,
       categories,
@@ -152,5 +176,33 @@ export function osmElementToItem(type: "node" | "way" | "relation", id: number, 
       openingHours: cleanText(tags.opening_hours, BOUNDS.openingHours),
       provenance: null,
     },
+  };
+}
+
+/** An unplaced place at its point (the fields in the order `osmElementToItem` always gave them). */
+export function placeAt(place: UnplacedPlace, lat: number, lng: number): PlaceRecord {
+  return {
+    placeId: place.placeId,
+    name: place.name,
+    address: place.address ?? coordinatesAddress(lat, lng),
+    street: place.street,
+    housenumber: place.housenumber,
+    postcode: place.postcode,
+    city: place.city,
+    country: place.country,
+    lat,
+    lng,
+    website: place.website,
+    phone: place.phone,
+    email: place.email,
+    socials: place.socials,
+    rating: place.rating,
+    categories: place.categories,
+    tags: place.tags,
+    cuisine: place.cuisine,
+    brand: place.brand,
+    description: place.description,
+    openingHours: place.openingHours,
+    provenance: place.provenance,
   };
 }

@@ -8,7 +8,7 @@
  * forward; an unsorted file falls back to binary search.
  */
 export class NodePositions {
-  private ids = new Float64Array(1024);
+  private ids: Float64Array<ArrayBufferLike> = new Float64Array(1024);
   private count = 0;
   private sealed = false;
   private lat = new Float64Array(0);
@@ -45,11 +45,8 @@ export class NodePositions {
   private seal(): void {
     if (this.sealed) return;
     this.sealed = true;
-    const sorted = this.ids.subarray(0, this.count).sort();
-    let n = 0;
-    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
-    this.ids = sorted.slice(0, n);
-    this.count = n;
+    this.ids = sharedSortedIds(this.ids.subarray(0, this.count));
+    const n = (this.count = this.ids.length);
     this.lat = new Float64Array(n).fill(NaN);
     this.lng = new Float64Array(n).fill(NaN);
   }
@@ -78,9 +75,20 @@ export class NodePositions {
   set(id: number, lat: number, lng: number): void {
     this.seal();
     const i = this.indexOf(id);
-    if (i < 0 || !Number.isNaN(this.lat[i]!)) return;
-    this.lat[i] = lat;
-    this.lng[i] = lng;
+    if (i >= 0) this.setAt(i, lat, lng);
+  }
+
+  /** The distinct ids asked for, ascending (after this, no more `want`): what `setAt` indexes. */
+  sortedIds(): Float64Array {
+    this.seal();
+    return this.ids;
+  }
+
+  /** The node at `index` of `sortedIds()` streamed past (the first position seen wins). */
+  setAt(index: number, lat: number, lng: number): void {
+    if (!Number.isNaN(this.lat[index]!)) return;
+    this.lat[index] = lat;
+    this.lng[index] = lng;
     this.foundCount++;
   }
 
@@ -91,4 +99,18 @@ export class NodePositions {
     if (lo >= this.count || this.ids[lo] !== id || Number.isNaN(this.lat[lo]!)) return undefined;
     return { lat: this.lat[lo]!, lng: this.lng[lo]! };
   }
+}
+
+/**
+ * Ids sorted ascending without repeats, in a SharedArrayBuffer: the PBF importer's
+ * decoding threads all read this one copy (a country's wanted nodes are tens of MB).
+ */
+export function sharedSortedIds(ids: Float64Array | number[]): Float64Array {
+  // A typed array is sorted where it is (its owner is done with it): one copy fewer of a country's ids.
+  const sorted = ids instanceof Float64Array ? ids.sort() : Float64Array.from(ids).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
+  const shared = new Float64Array(new SharedArrayBuffer(n * Float64Array.BYTES_PER_ELEMENT));
+  shared.set(sorted.subarray(0, n));
+  return shared;
 }

@@ -1,16 +1,21 @@
-import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason } from "../osm-tags.js";
+import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason, osmUnplacedItem, placeAt } from "../osm-tags.js";
 import { insideBox, type BoundingBox } from "../../../core/geo.js";
 import type { ImportItem, NamedPlaceKind } from "../place-record.js";
-import { NodePositions } from "./node-positions.js";
+import { decodeUnplaced, encodeUnplaced } from "./import-item-codec.js";
+import { NodePositions, sharedSortedIds } from "./node-positions.js";
 import type { RelationMember } from "./pbf-tagged-elements.js";
 
-/** An element placed at the centroid of nodes it does not carry: a way, or a relation of ways. */
-interface PendingArea {
+/**
+ * An element placed at the centroid of nodes it does not carry: a way, or a relation of
+ * ways. Its place is mapped from its tags at once (where they are decoded, a worker thread
+ * for PBF) and kept as one string until its point is known: a country has a million of
+ * them, and a string of a few hundred one-byte characters is a fraction of the tags' object.
+ */
+export interface PendingArea {
   type: "way" | "relation";
   id: number;
-  tags: Record<string, string>;
-  /** A business, or the kind of named place it is. */
-  what: "business" | NamedPlaceKind;
+  /** A business (its `UnplacedPlace`, `encodeUnplaced`), or a named place (its kind and name). */
+  what: { business: string } | { kind: NamedPlaceKind; name: string };
   /** Node ids (a way's, typed: millions of them in a country) or member way ids (a relation's). */
   refs: Float64Array | number[];
   /** A relation's label or admin_centre node, which places it better than its outline. */
@@ -21,6 +26,52 @@ interface PendingArea {
 const OUTLINE_ROLES = new Set(["outer", ""]);
 const LABEL_ROLES = new Set(["label", "admin_centre"]);
 
+/** A node: a place or a named place at once, a skip item, or null when it is nothing to us. */
+export function osmNodeItem(id: number, lat: number, lng: number, tags: Record<string, string> | undefined, bbox: BoundingBox | undefined): ImportItem | null {
+  if (hasBusinessTag(tags)) {
+    const item = osmElementToItem("node", id, tags, lat, lng);
+    if (item.kind === "place" && !insideBox(bbox, lat, lng)) return { kind: "skip", reason: "outside bbox" };
+    return item;
+  }
+  const kind = osmNamedPlaceKind(tags);
+  if (!kind || !insideBox(bbox, lat, lng)) return null;
+  return { kind: "locality", locality: { id: `osm:node:${id}`, name: tags!.name!.trim(), kind, lat, lng } };
+}
+
+/** A way: a skip item, an area to place later, or null when it is nothing to us (its node list is only decoded for an area). */
+export function osmWayArea(id: number, refs: () => number[], tags: Record<string, string> | undefined): ImportItem | PendingArea | null {
+  if (hasBusinessTag(tags)) {
+    const item = osmUnplacedItem("way", id, tags);
+    if (item.kind === "skip") return item;
+    return { type: "way", id, what: { business: encodeUnplaced(item.place) }, refs: Float64Array.from(refs()) };
+  }
+  const kind = osmNamedPlaceKind(tags);
+  return kind ? { type: "way", id, what: { kind, name: tags!.name!.trim() }, refs: Float64Array.from(refs()) } : null;
+}
+
+/** A relation: a business multipolygon or a named area to place later, a skip item for an unusable business, or null. */
+export function osmRelationArea(id: number, members: () => RelationMember[], tags: Record<string, string> | undefined): ImportItem | PendingArea | null {
+  if (!tags || !isAreaRelation(tags)) return null;
+  const name = tags.name;
+  let what: PendingArea["what"];
+  let kind: NamedPlaceKind | null = null;
+  if (hasBusinessTag(tags)) {
+    const item = osmUnplacedItem("relation", id, tags);
+    if (item.kind === "skip") return item;
+    what = { business: encodeUnplaced(item.place) };
+  } else {
+    kind = osmNamedPlaceKind(tags);
+    if (!kind) return null;
+    what = { kind, name: name!.trim() };
+  }
+  const list = members();
+  const ways = list.filter((m) => m.type === "way" && OUTLINE_ROLES.has(m.role)).map((m) => m.ref);
+  const label = kind ? list.find((m) => m.type === "node" && LABEL_ROLES.has(m.role))?.ref : undefined;
+  return { type: "relation", id, what, refs: ways, labelNode: label };
+}
+
+export const isPendingArea = (value: ImportItem | PendingArea): value is PendingArea => "what" in value;
+
 /**
  * The format-independent half of the OSM importers (PBF and XML). Nodes become places
  * (businesses) or named places (for the geocoder: cities, districts, squares) at once.
@@ -30,6 +81,9 @@ const LABEL_ROLES = new Set(["label", "admin_centre"]);
  * their nodes. A business relation is placed among all its outline's nodes; a named
  * place at its label node when it has one, else among its member ways' end nodes (a
  * district's outline can be thousands of nodes; its ends are enough for a centre).
+ * The mapping of single elements (`osmNodeItem`, `osmWayArea`, `osmRelationArea`) keeps
+ * no state, so the PBF importer runs it in its decoding threads and hands the collector
+ * the areas (`keep`).
  */
 export class OsmElementCollector {
   private readonly pending: PendingArea[] = [];
@@ -42,54 +96,38 @@ export class OsmElementCollector {
   constructor(private readonly bbox: BoundingBox | undefined) {}
 
   node(id: number, lat: number, lng: number, tags: Record<string, string> | undefined): ImportItem | null {
-    if (hasBusinessTag(tags)) {
-      const item = osmElementToItem("node", id, tags, lat, lng);
-      if (item.kind === "place" && !insideBox(this.bbox, lat, lng)) return { kind: "skip", reason: "outside bbox" };
-      return item;
-    }
-    const kind = osmNamedPlaceKind(tags);
-    if (!kind || !insideBox(this.bbox, lat, lng)) return null;
-    return { kind: "locality", locality: { id: `osm:node:${id}`, name: tags!.name!.trim(), kind, lat, lng } };
+    return osmNodeItem(id, lat, lng, tags, this.bbox);
   }
 
   /** A way: a skip item now, or null when it was kept for the coordinates pass (or is nothing to us). */
   way(id: number, refs: number[], tags: Record<string, string> | undefined): ImportItem | null {
-    if (hasBusinessTag(tags)) {
-      const reason = osmSkipReason(tags);
-      if (reason) return { kind: "skip", reason };
-      this.keep({ type: "way", id, tags, what: "business", refs: Float64Array.from(refs) });
-      return null;
-    }
-    const kind = osmNamedPlaceKind(tags);
-    if (kind) this.keep({ type: "way", id, tags: tags!, what: kind, refs });
-    return null;
+    return this.keepOrReturn(osmWayArea(id, () => refs, tags));
   }
 
   /** A relation: a business multipolygon or a named area is kept for the member-ways pass; a skip item for an unusable business. */
   relation(id: number, members: () => RelationMember[], tags: Record<string, string> | undefined): ImportItem | null {
-    if (!tags || !isAreaRelation(tags)) return null;
-    const business = hasBusinessTag(tags);
-    const kind = business ? null : osmNamedPlaceKind(tags);
-    if (business) {
-      const reason = osmSkipReason(tags);
-      if (reason) return { kind: "skip", reason };
-    } else if (!kind) return null;
-    const list = members();
-    const ways = list.filter((m) => m.type === "way" && OUTLINE_ROLES.has(m.role)).map((m) => m.ref);
-    const label = kind ? list.find((m) => m.type === "node" && LABEL_ROLES.has(m.role))?.ref : undefined;
-    const area: PendingArea = { type: "relation", id, tags, what: business ? "business" : kind!, refs: ways, labelNode: label };
-    if (label !== undefined) this.neededNodes.want(label);
+    return this.keepOrReturn(osmRelationArea(id, members, tags));
+  }
+
+  private keepOrReturn(result: ImportItem | PendingArea | null): ImportItem | null {
+    if (result === null || !isPendingArea(result)) return result;
+    this.keep(result);
+    return null;
+  }
+
+  /** An area to place once its nodes' positions are known (a way's nodes, or a relation's member ways first). */
+  keep(area: PendingArea): void {
+    this.pending.push(area);
+    if (area.type === "way") {
+      for (const ref of area.refs) this.neededNodes.want(ref);
+      return;
+    }
+    if (area.labelNode !== undefined) this.neededNodes.want(area.labelNode);
+    const business = "business" in area.what;
     for (const way of area.refs) {
       if (!this.memberWays.has(way)) this.memberWays.set(way, null);
       if (business) this.memberWayNeedsAll.add(way);
     }
-    this.pending.push(area);
-    return null;
-  }
-
-  private keep(area: PendingArea): void {
-    this.pending.push(area);
-    for (const ref of area.refs) this.neededNodes.want(ref);
   }
 
   get pendingCount(): number {
@@ -107,6 +145,13 @@ export class OsmElementCollector {
     return this.memberWays.get(id) === null;
   }
 
+  /** The member ways not read yet, ascending, in memory the decoding threads share. */
+  wantedWays(): Float64Array {
+    const ids: number[] = [];
+    for (const [id, refs] of this.memberWays) if (refs === null) ids.push(id);
+    return sharedSortedIds(ids);
+  }
+
   /** Member-ways pass: a way some relation needs, with its node ids. */
   memberWay(id: number, refs: number[]): void {
     if (this.memberWays.get(id) !== null || refs.length === 0) return;
@@ -121,6 +166,16 @@ export class OsmElementCollector {
     return this.neededNodes.allKnown;
   }
 
+  /** The nodes the coordinates pass looks for, ascending, in memory the decoding threads share (`coordinatesAt` takes an index of it). */
+  wantedNodes(): Float64Array {
+    return this.neededNodes.sortedIds();
+  }
+
+  /** Coordinates pass: the position of the node at `index` of `wantedNodes()`. */
+  coordinatesAt(index: number, lat: number, lng: number): void {
+    this.neededNodes.setAt(index, lat, lng);
+  }
+
   get allCoordinatesKnown(): boolean {
     return this.neededNodes.allKnown;
   }
@@ -130,16 +185,15 @@ export class OsmElementCollector {
     for (const area of this.pending) {
       const point = this.centroid(area);
       if (!point) {
-        if (area.what === "business") yield { kind: "skip", reason: "no coordinates" };
+        if ("business" in area.what) yield { kind: "skip", reason: "no coordinates" };
         continue;
       }
-      if (area.what !== "business") {
-        if (insideBox(this.bbox, point.lat, point.lng)) yield { kind: "locality", locality: { id: `osm:${area.type}:${area.id}`, name: area.tags.name!.trim(), kind: area.what, ...point } };
+      if (!("business" in area.what)) {
+        if (insideBox(this.bbox, point.lat, point.lng)) yield { kind: "locality", locality: { id: `osm:${area.type}:${area.id}`, name: area.what.name, kind: area.what.kind, ...point } };
         continue;
       }
-      const item = osmElementToItem(area.type, area.id, area.tags, point.lat, point.lng);
-      if (item.kind === "place" && !insideBox(this.bbox, item.place.lat, item.place.lng)) yield { kind: "skip", reason: "outside bbox" };
-      else yield item;
+      if (!insideBox(this.bbox, point.lat, point.lng)) yield { kind: "skip", reason: "outside bbox" };
+      else yield { kind: "place", place: placeAt(decodeUnplaced(area.what.business), point.lat, point.lng) };
     }
     this.pending.length = 0;
     this.memberWays.clear();

@@ -23,6 +23,9 @@ export interface PbfHeader {
 /** A block, and the byte offset where the next one starts (how far the file has been read). */
 export type PbfBlock = ({ type: "OSMHeader"; header: PbfHeader } | { type: "OSMData"; data: Buffer }) & { end: number };
 
+/** A block as read from the file: data blocks still compressed (their Blob message), to inflate where they are decoded. */
+export type PbfBlob = ({ type: "OSMHeader"; header: PbfHeader } | { type: "OSMData"; blob: Buffer }) & { end: number };
+
 /** Generous caps from the format's own limits (header 64 KiB, blob 32 MiB). */
 const MAX_HEADER = 64 * 1024;
 const MAX_BLOB = 32 * 1024 * 1024;
@@ -173,6 +176,17 @@ const SUPPORTED_FEATURES = new Set(["OsmSchema-V0.6", "DenseNodes"]);
  * block however large the file). Data blocks are returned decompressed.
  */
 export async function* readPbfBlocks(path: string, fileName: string, signal?: AbortSignal): AsyncGenerator<PbfBlock> {
+  for await (const block of readPbfBlobs(path, fileName, signal)) {
+    yield block.type === "OSMData" ? { type: "OSMData", data: decodeBlob(block.blob, fileName), end: block.end } : block;
+  }
+}
+
+/**
+ * The blocks of a PBF file as `readPbfBlocks` reads them, but data blocks still compressed:
+ * the decoding threads inflate them (inflating is a good part of a block's cost). Each
+ * blob owns its memory, so it can be moved to another thread without a copy.
+ */
+export async function* readPbfBlobs(path: string, fileName: string, signal?: AbortSignal): AsyncGenerator<PbfBlob> {
   const handle = await open(path, "r");
   try {
     let position = 0;
@@ -210,7 +224,7 @@ export async function* readPbfBlocks(path: string, fileName: string, signal?: Ab
         if (missing.length) throw badRequest(`${fileName} needs features this importer does not support: ${missing.join(", ")}`);
         yield { type: "OSMHeader", header, end: position };
       } else if (blobHeader.type === "OSMData") {
-        yield { type: "OSMData", data: decodeBlob(blobBuf, fileName), end: position };
+        yield { type: "OSMData", blob: blobBuf, end: position };
       }
       // Unknown block types are skipped, as the format asks.
     }
@@ -281,26 +295,25 @@ export function readNodeCoordinates(block: Buffer, onNode: (id: number, lat: num
       if (wireType !== 2) return false;
       if (field === 2) {
         const dense = group.sub();
-        let ids: number[] = [];
-        let lats: number[] = [];
-        let lons: number[] = [];
+        let ids: ProtoReader | undefined;
+        let lats: ProtoReader | undefined;
+        let lons: ProtoReader | undefined;
         dense.fields((f, w) => {
-          if (w !== 2 || (f !== 1 && f !== 8 && f !== 9)) return false;
-          const packed = dense.sub();
-          const values: number[] = [];
-          while (!packed.done) values.push(packed.svarint());
-          if (f === 1) ids = values;
-          else if (f === 8) lats = values;
-          else lons = values;
+          if (w !== 2) return false;
+          if (f === 1) ids = dense.sub();
+          else if (f === 8) lats = dense.sub();
+          else if (f === 9) lons = dense.sub();
+          else return false;
           return true;
         });
+        // The three packed columns decoded side by side (no arrays: 8,000 nodes a group, 40 million a country).
         let id = 0;
         let lat = 0;
         let lon = 0;
-        for (let i = 0; i < ids.length; i++) {
-          id += ids[i]!;
-          lat += lats[i] ?? 0;
-          lon += lons[i] ?? 0;
+        while (ids && !ids.done) {
+          id += ids.svarint();
+          if (lats && !lats.done) lat += lats.svarint();
+          if (lons && !lons.done) lon += lons.svarint();
           onNode(id, latitude(lat), longitude(lon));
         }
         return true;
