@@ -1,4 +1,4 @@
-import { cellSql, outsideBound } from "../core/geo-grid.js";
+import { cellSql, outsideBound, type CellRanges } from "../core/geo-grid.js";
 import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
@@ -195,6 +195,7 @@ export class PlacePostingsRepo {
   private readonly rangeScanStatement;
   private readonly termsStatement;
   private readonly staleStatement;
+  private readonly anyStaleStatement;
   private stalePlacesStatement: Statement | undefined;
 
   constructor(private readonly db: Db) {
@@ -223,7 +224,12 @@ export class PlacePostingsRepo {
          ) SELECT term FROM t WHERE term IS NOT NULL`,
       )
       .pluck();
-    this.staleStatement = db.prepare("SELECT cell FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))").pluck();
+    // One seek per range (a large circle is ~180 ranges but ~25,000 cells), after a check
+    // that anything is stale at all (outside an import, nothing is).
+    this.anyStaleStatement = db.prepare("SELECT EXISTS (SELECT 1 FROM place_cells_stale)").pluck();
+    this.staleStatement = db
+      .prepare("SELECT s.cell FROM json_each(?) r JOIN place_cells_stale s ON s.cell BETWEEN r.value ->> 0 AND r.value ->> 1")
+      .pluck();
   }
 
   /**
@@ -250,9 +256,10 @@ export class PlacePostingsRepo {
     return postingsOfPlaces(places, (term) => inRanges(term, ranges));
   }
 
-  /** Which of these cells are stale (their postings must not be read). */
-  staleAmong(cellsJson: string): Set<number> {
-    return new Set(this.staleStatement.all(cellsJson) as number[]);
+  /** Which cells of these ranges are stale (their postings must not be read). */
+  staleIn(ranges: CellRanges): Set<number> {
+    if (this.anyStaleStatement.get() === 0) return new Set();
+    return new Set(this.staleStatement.all(JSON.stringify(ranges)) as number[]);
   }
 
   /** The postings of every term in these ranges in these (fresh) cells: one statement, one row per cell and term. */

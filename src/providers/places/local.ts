@@ -3,7 +3,7 @@ import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
-import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
+import { cellCount, cellsOf, circleCellRanges, rangesWithout, type CellRanges } from "../../core/geo-grid.js";
 import { TAG_TERM_PREFIX } from "../../store/place-terms.js";
 import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
@@ -134,7 +134,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   /** The matches inside the circle with their relevance and distance, in no order. */
   private matches(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     if (slots.length === 0) return [];
-    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    const cells = circleCellRanges(center, radiusKm, MAX_CELLS);
     if (!cells) return this.boxScan(center, radiusKm, slots);
     return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots));
   }
@@ -147,7 +147,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * it by name. No place text is read. One read transaction: every cell is seen at one
    * point in time, also while an import writes.
    */
-  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+  private termIndexMatches(cells: CellRanges, center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     const reader = new PostingsReader(this.postings, cells, center, radiusKm);
     const matches = new TermMatches(center, radiusKm, slots);
     for (let s = 0; s < slots.length; s++) {
@@ -204,7 +204,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * ("Starbuks"). Undefined when no word changes.
    */
   private corrected(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): string | undefined {
-    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    const ranges = circleCellRanges(center, radiusKm, MAX_CELLS);
+    const cells = ranges && cellsOf(ranges);
     let changed = false;
     const words = slots.map((slot) => {
       if (slot.concept || slot.text.length < TYPO_MIN_LENGTH || slot.text.includes(" ")) return slot.text;
@@ -280,21 +281,20 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
  * for large ones.
  */
 class PostingsReader {
-  private readonly freshJson: string;
-  private readonly fresh: readonly number[];
+  private readonly fresh: CellRanges;
+  private readonly freshCount: number;
+  private freshJson: string | undefined;
   private readonly staleCells: number[];
-  private freshRanges: Array<[number, number]> | undefined;
 
   constructor(
     private readonly postings: PlacePostingsRepo,
-    cells: readonly number[],
+    cells: CellRanges,
     private readonly center: LatLng,
     private readonly radiusKm: number,
   ) {
-    const cellsJson = JSON.stringify(cells);
-    const stale = postings.staleAmong(cellsJson);
-    this.fresh = stale.size === 0 ? cells : cells.filter((c) => !stale.has(c));
-    this.freshJson = stale.size === 0 ? cellsJson : JSON.stringify(this.fresh);
+    const stale = postings.staleIn(cells);
+    this.fresh = rangesWithout(cells, stale);
+    this.freshCount = cellCount(this.fresh);
     this.staleCells = [...stale];
   }
 
@@ -306,19 +306,18 @@ class PostingsReader {
     // Large circles are mostly empty cells: per word, ranges of consecutive cells through
     // the (term, cell) index beat one seek per cell, unless a range has so many words that
     // the cell ranges outnumber the cells.
-    if (this.fresh.length > TERM_FIRST_MIN_CELLS) {
-      this.freshRanges ??= cellRanges(this.fresh);
+    if (this.freshCount > TERM_FIRST_MIN_CELLS) {
       byCell = [];
       for (const range of ranges) {
         const words = this.postings.termsIn(range);
-        if (termReadOf(this.fresh.length, this.freshRanges.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.freshRanges));
+        if (termReadOf(this.freshCount, this.fresh.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.fresh));
         else byCell.push(range);
       }
     }
     // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
     // country that never uses it) costs one seek to rule out instead of one per cell.
     byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
-    if (byCell.length > 0) chunks.push(...this.postings.scan(this.freshJson, byCell));
+    if (byCell.length > 0 && this.freshCount > 0) chunks.push(...this.postings.scan((this.freshJson ??= JSON.stringify(cellsOf(this.fresh))), byCell));
     if (this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
