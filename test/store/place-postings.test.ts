@@ -106,7 +106,7 @@ describe("packed postings (kept in step with the places)", () => {
     const stale = provider.rankedMatches(center, 5, "restaurant");
     expect(stale.map((r) => r.id)).toEqual(before.map((r) => r.id).filter((id) => id !== 1 && id !== 2));
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([1]);
-    // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
+    // Fresh cells are read by (word, cell range): the stale ones are left out of the ranges.
     const cells = cellsOfCircle(center, 40, 1e6)!;
     const staleCells = new Set(packedIndex(db).stale);
     const fresh = cells.filter((c) => !staleCells.has(c));

@@ -21,21 +21,14 @@ import { TermMatches, type Ranked } from "./term-matches.js";
 const MAX_CELLS = 60_000;
 
 /**
- * When a circle's words are read by (word, cell range) instead of cell by cell: above this
- * many cells (≈ an 11 km circle; below, both cost about the same), and when words ×
- * ranges × this factor stay under the cell count (each range costs a seek like a cell,
- * plus the lookups of its non-empty cells). At 1M places, 100 km: ≈ 30 → 5–10 ms of SQLite.
- */
-const TERM_FIRST_MIN_CELLS = 400;
-const TERM_FIRST_FACTOR = 8;
-
-/**
  * How a term range's postings are read in a circle of `cells` fresh cells that make
- * `ranges` runs of consecutive cells, when the range has `words` words: cell by cell, or
- * per word and range.
+ * `ranges` runs of consecutive cells, when the range has `words` words: per word and
+ * range of cells (one seek each, then neighbouring rows: the postings are clustered by
+ * term and cell, migration 021), unless that takes more seeks than reading cell by cell
+ * through the (cell, term) index (a short prefix of many words in a small circle).
  */
 export function termReadOf(cells: number, ranges: number, words: number): "cells" | "ranges" {
-  return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
+  return words * ranges <= cells ? "ranges" : "cells";
 }
 
 /** What a search on an index with nothing imported says (the result's `warnings`). */
@@ -277,8 +270,9 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 
 /**
  * Postings of a circle's cells: packed for fresh cells, computed from their places for
- * stale ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
- * for large ones.
+ * stale ones. The fresh cells are read in one statement per (word, range of consecutive
+ * cells) and, for prefixes of so many words that this takes more seeks, one cell by cell
+ * (`termReadOf`); a word's BLOBs come back as one.
  */
 class PostingsReader {
   private readonly fresh: CellRanges;
@@ -302,29 +296,23 @@ class PostingsReader {
   read(ranges: readonly TermRange[]): PostingChunk[] {
     if (ranges.length === 0) return [];
     const chunks: PostingChunk[] = [];
-    let byCell: TermRange[] = [...ranges];
-    // Large circles are mostly empty cells: per word, ranges of consecutive cells through
-    // the (term, cell) index beat one seek per cell, unless a range has so many words that
-    // the cell ranges outnumber the cells.
-    if (this.freshCount > TERM_FIRST_MIN_CELLS) {
-      byCell = [];
+    if (this.freshCount > 0) {
+      const byRange: string[] = [];
+      const byCell: TermRange[] = [];
       for (const range of ranges) {
+        // A term range the index holds nowhere (a tag synonym such as `office=physician` in
+        // a country that never uses it) costs one seek to rule out.
         const words = this.postings.termsIn(range);
-        if (termReadOf(this.freshCount, this.fresh.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.fresh));
+        if (words.length === 0) continue;
+        if (termReadOf(this.freshCount, this.fresh.length, words.length) === "ranges") byRange.push(...words);
         else byCell.push(range);
       }
+      if (byRange.length > 0) chunks.push(...this.postings.scanRanges([...new Set(byRange)], this.fresh));
+      if (byCell.length > 0) chunks.push(...this.postings.scan((this.freshJson ??= JSON.stringify(cellsOf(this.fresh))), byCell));
     }
-    // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
-    // country that never uses it) costs one seek to rule out instead of one per cell.
-    byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
-    if (byCell.length > 0 && this.freshCount > 0) chunks.push(...this.postings.scan((this.freshJson ??= JSON.stringify(cellsOf(this.fresh))), byCell));
     if (this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
-}
-
-function isSingleTerm([from, to]: TermRange): boolean {
-  return to === exactRange(from)[1];
 }
 
 function countPostings(chunks: readonly PostingChunk[]): number {
