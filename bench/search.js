@@ -152,7 +152,7 @@ const termRows = countPostings("");
 const tagRows = countPostings("WHERE term >= '#' AND term < '$'");
 let postingsPages = null;
 try {
-  postingsPages = db.prepare("SELECT count(*) FROM dbstat WHERE name IN ('place_postings', 'place_postings_by_term')").pluck().get();
+  postingsPages = db.prepare("SELECT count(*) FROM dbstat WHERE name LIKE 'place_postings%'").pluck().get();
 } catch {
   // dbstat is a compile-time option of SQLite.
 }

@@ -135,18 +135,6 @@ export function rangesWithout(ranges: CellRanges, removed: ReadonlySet<number>):
   return out;
 }
 
-/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
-export function cellRanges(cells: readonly number[]): CellRanges {
-  const sorted = [...cells].sort((a, b) => a - b);
-  const ranges: CellRanges = [];
-  for (const cell of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
-    else ranges.push([cell, cell]);
-  }
-  return ranges;
-}
-
 /**
  * Parameters of a prefilter that never drops a point of the circle (the term index's scan
  * runs it in SQL on each row's lat/lng before the row costs a conversion). With a = Δφ/2 and b = Δλ/2

@@ -349,17 +349,26 @@ export class PlacePostingsRepo {
    */
   refresh(): number {
     const next = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell LIMIT ?").pluck();
-    const postingsOfCell = this.postingsOfCell();
-    const drop = this.db.prepare("DELETE FROM place_postings WHERE cell = ?");
-    const insert = this.db.prepare("INSERT INTO place_postings (cell, term, postings) VALUES (?, ?, ?)");
-    const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell = ?");
+    const postingsOfCells = this.postingsOfCells();
+    const drop = this.db.prepare("DELETE FROM place_postings WHERE cell IN (SELECT value FROM json_each(?))");
+    const insert = this.db.prepare("INSERT INTO place_postings (term, cell, postings) VALUES (?, ?, ?)");
+    const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))");
     const rebuildChunk = this.db.transaction((): number => {
       const cells = next.all(CELLS_PER_TRANSACTION) as number[];
-      for (const cell of cells) {
-        drop.run(cell);
-        for (const { term, values } of postingsOfCell(cell)) insert.run(cell, term, encodePostings(values));
-        clear.run(cell);
+      if (cells.length === 0) return 0;
+      const cellsJson = JSON.stringify(cells);
+      drop.run(cellsJson);
+      // Written in the table's (term, cell) order: neighbouring rows go to the same pages.
+      const byTerm = new Map<string, Array<[number, Buffer]>>();
+      for (const { cell, chunks } of postingsOfCells(cells)) {
+        for (const { term, values } of chunks) {
+          let rows = byTerm.get(term);
+          if (!rows) byTerm.set(term, (rows = []));
+          rows.push([cell, encodePostings(values)]);
+        }
       }
+      for (const term of [...byTerm.keys()].sort(compareCodePoints)) for (const [cell, blob] of byTerm.get(term)!) insert.run(term, cell, blob);
+      clear.run(cellsJson);
       return cells.length;
     });
     let total = 0;
@@ -371,25 +380,40 @@ export class PlacePostingsRepo {
   }
 
   /**
-   * A cell's postings from its places; inside migrations 013 and 015 (which call `refresh`
-   * and must keep doing what they did), from the `place_terms` rows that were the index
-   * until migration 019 dropped them.
+   * The postings of some cells (ascending) from their places, cell by cell in that order:
+   * one statement reads every place of the cells through `places_by_cell`. Inside
+   * migrations 013 and 015 (which call `refresh` and must keep doing what they did), from
+   * the `place_terms` rows that were the index until migration 019 dropped them.
    */
-  private postingsOfCell(): (cell: number) => PostingChunk[] {
+  private postingsOfCells(): (cells: readonly number[]) => Array<{ cell: number; chunks: PostingChunk[] }> {
     if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
-      const placesOf = this.db.prepare(`SELECT ${INDEXED_COLUMNS} FROM places WHERE ${cellSql("lat", "lng")} = ? ORDER BY id`).raw(true);
-      return (cell) => postingsOfPlaces(placesOf.all(cell) as IndexedPlace[]);
+      const cellOfRow = cellSql("lat", "lng");
+      const placesOf = this.db
+        .prepare(`SELECT ${INDEXED_COLUMNS}, ${cellOfRow} FROM places WHERE ${cellOfRow} IN (SELECT value FROM json_each(?)) ORDER BY ${cellOfRow}, id`)
+        .raw(true);
+      return (cells) => {
+        // Each row is an IndexedPlace with its cell after it.
+        const rows = placesOf.all(JSON.stringify(cells)) as Array<IndexedPlace & { length: number }>;
+        const out: Array<{ cell: number; chunks: PostingChunk[] }> = [];
+        for (let start = 0, end = 0; start < rows.length; start = end) {
+          const cell = rows[start]![rows[start]!.length - 1] as number;
+          while (end < rows.length && rows[end]![rows[end]!.length - 1] === cell) end++;
+          out.push({ cell, chunks: postingsOfPlaces(rows.slice(start, end)) });
+        }
+        return out;
+      };
     }
     const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
-    return (cell) => {
-      const rows = rowsOf.all(cell) as Array<[string, number, number, number, number, number]>;
-      const chunks: PostingChunk[] = [];
-      for (let start = 0, end = 0; start < rows.length; start = end) {
-        const term = rows[start]![0];
-        while (end < rows.length && rows[end]![0] === term) end++;
-        chunks.push({ term, values: Float64Array.from(rows.slice(start, end).flatMap((row) => row.slice(1) as number[])) });
-      }
-      return chunks;
-    };
+    return (cells) =>
+      cells.map((cell) => {
+        const rows = rowsOf.all(cell) as Array<[string, number, number, number, number, number]>;
+        const chunks: PostingChunk[] = [];
+        for (let start = 0, end = 0; start < rows.length; start = end) {
+          const term = rows[start]![0];
+          while (end < rows.length && rows[end]![0] === term) end++;
+          chunks.push({ term, values: Float64Array.from(rows.slice(start, end).flatMap((row) => row.slice(1) as number[])) });
+        }
+        return { cell, chunks };
+      });
   }
 }
