@@ -2,7 +2,7 @@ import { cellSql, outsideBound, type CellRanges } from "../core/geo-grid.js";
 import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
-import { termRowsOf } from "./place-terms.js";
+import { eachTermOf } from "./place-terms.js";
 
 /**
  * The lead search's term index (migrations 013, 019 and 021): one row per (word, grid cell)
@@ -46,16 +46,20 @@ type IndexedPlace = [id: number, lat: number, lng: number, ...fields: Array<stri
  */
 function postingsOfPlaces(places: readonly IndexedPlace[], wanted?: (term: string) => boolean): PostingChunk[] {
   const byTerm = new Map<string, number[]>();
-  for (const [id, lat, lng, ...text] of places) {
-    const [storedLat, storedLng] = [indexCoordinate(lat), indexCoordinate(lng)];
-    for (const row of termRowsOf(lat, lng, text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length])) {
-      if (wanted && !wanted(row.term)) continue;
-      let list = byTerm.get(row.term);
-      if (!list) byTerm.set(row.term, (list = []));
-      list.push(id, storedLat, storedLng, row.fields, row.flags);
-    }
-  }
+  for (const place of places) addPostingsOf(place, byTerm, wanted);
   return [...byTerm.keys()].sort(compareCodePoints).map((term) => ({ term, values: Float64Array.from(byTerm.get(term)!) }));
+}
+
+/** Appends a place's postings ([place, lat, lng, fields, flags] per term) to the lists of `byTerm`. */
+function addPostingsOf([id, lat, lng, ...text]: IndexedPlace, byTerm: Map<string, number[]>, wanted?: (term: string) => boolean): void {
+  const storedLat = indexCoordinate(lat);
+  const storedLng = indexCoordinate(lng);
+  eachTermOf(text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length], (term, fields, flags) => {
+    if (wanted && !wanted(term)) return;
+    let list = byTerm.get(term);
+    if (!list) byTerm.set(term, (list = []));
+    list.push(id, storedLat, storedLng, fields, flags);
+  });
 }
 
 /** Strings in code point order (SQLite's BINARY order of UTF-8 text), which JavaScript's UTF-16 `<` is not beyond U+FFFF. */
@@ -109,7 +113,7 @@ const unzigzag = (n: number) => (n % 2 === 0 ? n / 2 : -(n + 1) / 2);
  * 3 bytes each), of its fields and flags. ~11 bytes a posting instead of 40 as float64s
  * (migration 019); decoding is a loop of varints, ~0.1 ms for the largest read of a 5 km search.
  */
-export function encodePostings(values: Float64Array): Buffer {
+export function encodePostings(values: ArrayLike<number>): Buffer {
   const count = values.length / POSTING_STRIDE;
   const out = Buffer.allocUnsafe(10 + count * 26);
   let pos = putVarint(out, 0, count);
@@ -359,14 +363,7 @@ export class PlacePostingsRepo {
       const cellsJson = JSON.stringify(cells);
       drop.run(cellsJson);
       // Written in the table's (term, cell) order: neighbouring rows go to the same pages.
-      const byTerm = new Map<string, Array<[number, Buffer]>>();
-      for (const { cell, chunks } of postingsOfCells(cells)) {
-        for (const { term, values } of chunks) {
-          let rows = byTerm.get(term);
-          if (!rows) byTerm.set(term, (rows = []));
-          rows.push([cell, encodePostings(values)]);
-        }
-      }
+      const byTerm = postingsOfCells(cells);
       for (const term of [...byTerm.keys()].sort(compareCodePoints)) for (const [cell, blob] of byTerm.get(term)!) insert.run(term, cell, blob);
       clear.run(cellsJson);
       return cells.length;
@@ -380,40 +377,57 @@ export class PlacePostingsRepo {
   }
 
   /**
-   * The postings of some cells (ascending) from their places, cell by cell in that order:
-   * one statement reads every place of the cells through `places_by_cell`. Inside
-   * migrations 013 and 015 (which call `refresh` and must keep doing what they did), from
-   * the `place_terms` rows that were the index until migration 019 dropped them.
+   * The postings of some cells (ascending) from their places: per term, its cells in
+   * ascending order with their encoded BLOBs. One statement reads every place of the
+   * cells through `places_by_cell`. Inside migrations 013 and 015 (which call `refresh`
+   * and must keep doing what they did), from the `place_terms` rows that were the index
+   * until migration 019 dropped them.
    */
-  private postingsOfCells(): (cells: readonly number[]) => Array<{ cell: number; chunks: PostingChunk[] }> {
+  private postingsOfCells(): (cells: readonly number[]) => Map<string, Array<[cell: number, blob: Buffer]>> {
     if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
       const cellOfRow = cellSql("lat", "lng");
       const placesOf = this.db
         .prepare(`SELECT ${INDEXED_COLUMNS}, ${cellOfRow} FROM places WHERE ${cellOfRow} IN (SELECT value FROM json_each(?)) ORDER BY ${cellOfRow}, id`)
         .raw(true);
       return (cells) => {
-        // Each row is an IndexedPlace with its cell after it.
-        const rows = placesOf.all(JSON.stringify(cells)) as Array<IndexedPlace & { length: number }>;
-        const out: Array<{ cell: number; chunks: PostingChunk[] }> = [];
-        for (let start = 0, end = 0; start < rows.length; start = end) {
-          const cell = rows[start]![rows[start]!.length - 1] as number;
-          while (end < rows.length && rows[end]![rows[end]!.length - 1] === cell) end++;
-          out.push({ cell, chunks: postingsOfPlaces(rows.slice(start, end)) });
+        const out = new Map<string, Array<[number, Buffer]>>();
+        let lists = new Map<string, number[]>();
+        let cell = -1;
+        const flush = () => {
+          for (const [term, values] of lists) {
+            let rows = out.get(term);
+            if (!rows) out.set(term, (rows = []));
+            rows.push([cell, encodePostings(values)]);
+          }
+          lists = new Map();
+        };
+        // Each row is an IndexedPlace with its cell after it, ordered by cell then id.
+        for (const row of placesOf.iterate(JSON.stringify(cells)) as Iterable<IndexedPlace>) {
+          const rowCell = row[row.length - 1] as number;
+          if (rowCell !== cell) {
+            flush();
+            cell = rowCell;
+          }
+          addPostingsOf(row, lists);
         }
+        flush();
         return out;
       };
     }
     const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
-    return (cells) =>
-      cells.map((cell) => {
+    return (cells) => {
+      const out = new Map<string, Array<[number, Buffer]>>();
+      for (const cell of cells) {
         const rows = rowsOf.all(cell) as Array<[string, number, number, number, number, number]>;
-        const chunks: PostingChunk[] = [];
         for (let start = 0, end = 0; start < rows.length; start = end) {
           const term = rows[start]![0];
           while (end < rows.length && rows[end]![0] === term) end++;
-          chunks.push({ term, values: Float64Array.from(rows.slice(start, end).flatMap((row) => row.slice(1) as number[])) });
+          let list = out.get(term);
+          if (!list) out.set(term, (list = []));
+          list.push([cell, encodePostings(rows.slice(start, end).flatMap((row) => row.slice(1) as number[]))]);
         }
-        return { cell, chunks };
-      });
+      }
+      return out;
+    };
   }
 }
