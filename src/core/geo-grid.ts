@@ -52,20 +52,27 @@ export function cellRangesOfBox(box: BoundingBox): Array<[number, number]> {
   return ranges;
 }
 
+/** Cells as ascending, disjoint [first, last] ranges of consecutive cell ids. */
+export type CellRanges = Array<[number, number]>;
+
 /**
- * Every cell that can hold a point within `radiusKm` of the centre, or undefined when
- * there are more than `max` (circles near a pole span every longitude). Row by row of
- * cells, the circle's exact longitude half-width over the row's latitudes (spherical:
- * widest at asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's
- * shadow is listed; a hair of slack so rounding never drops a point the haversine keeps.
+ * Every cell that can hold a point within `radiusKm` of the centre, as ascending ranges
+ * of consecutive cells (one or two per grid row), or undefined when there are more than
+ * `max` cells (circles near a pole span every longitude). Row by row of cells, the
+ * circle's exact longitude half-width over the row's latitudes (spherical: widest at
+ * asin(sin φ0 / cos r), clamped into the row), so no cell outside the circle's shadow is
+ * listed; a hair of slack so rounding never drops a point the haversine keeps. Ranges,
+ * not cells: a 100 km circle is ~25,000 cells but ~180 ranges, and the search reads and
+ * checks it by range.
  */
-export function cellsOfCircle(center: LatLng, radiusKm: number, max: number): number[] | undefined {
+export function circleCellRanges(center: LatLng, radiusKm: number, max: number): CellRanges | undefined {
   const r = (radiusKm / EARTH_RADIUS_KM) * 1.0001;
   const phi0 = toRad(center.lat);
   const latMin = Math.max(-90, center.lat - toDeg(r));
   const latMax = Math.min(90, center.lat + toDeg(r));
   const widest = Math.asin(Math.max(-1, Math.min(1, Math.sin(phi0) / Math.cos(r))));
-  const cells: number[] = [];
+  const ranges: CellRanges = [];
+  let count = 0;
   for (let row = cellRow(latMin); row <= cellRow(latMax); row++) {
     const a = Math.max(latMin, row * CELL_LAT_DEG - 90);
     const b = Math.min(latMax, (row + 1) * CELL_LAT_DEG - 90);
@@ -73,33 +80,59 @@ export function cellsOfCircle(center: LatLng, radiusKm: number, max: number): nu
     const denominator = Math.cos(phi0) * Math.cos(phi);
     const x = denominator <= 1e-12 ? -1 : (Math.cos(r) - Math.sin(phi0) * Math.sin(phi)) / denominator;
     const half = x <= -1 ? 180 : toDeg(Math.acos(Math.min(1, x))) * 1.0001 + 1e-9;
-    const ranges: Array<[number, number]> = [];
-    if (half >= 180) ranges.push([0, COLS - 1]);
+    const cols: Array<[number, number]> = [];
+    if (half >= 180) cols.push([0, COLS - 1]);
     else {
       const lo = center.lng - half;
       const hi = center.lng + half;
-      ranges.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
-      if (lo < -180) ranges.push([cellCol(lo + 360), COLS - 1]);
-      if (hi > 180) ranges.push([0, cellCol(hi - 360)]);
+      if (hi > 180) cols.push([0, cellCol(hi - 360)]);
+      cols.push([cellCol(Math.max(-180, lo)), cellCol(Math.min(180, hi))]);
+      if (lo < -180) cols.push([cellCol(lo + 360), COLS - 1]);
     }
-    for (const [c0, c1] of ranges) {
-      if (cells.length + (c1 - c0 + 1) > max) return undefined;
-      for (let c = c0; c <= c1; c++) cells.push(row * COLS + c);
+    for (const [c0, c1] of cols) {
+      count += c1 - c0 + 1;
+      if (count > max) return undefined;
+      const last = ranges[ranges.length - 1];
+      if (last && row * COLS + c0 <= last[1] + 1) last[1] = Math.max(last[1], row * COLS + c1);
+      else ranges.push([row * COLS + c0, row * COLS + c1]);
     }
   }
+  return ranges;
+}
+
+/** Every cell of `circleCellRanges`, one by one (ascending). */
+export function cellsOfCircle(center: LatLng, radiusKm: number, max: number): number[] | undefined {
+  const ranges = circleCellRanges(center, radiusKm, max);
+  return ranges && cellsOf(ranges);
+}
+
+/** The cells of some ranges, one by one. */
+export function cellsOf(ranges: CellRanges): number[] {
+  const cells: number[] = [];
+  for (const [first, last] of ranges) for (let c = first; c <= last; c++) cells.push(c);
   return cells;
 }
 
-/** Consecutive cell ids as [first, last] ranges (a circle's row of cells is one or two). */
-export function cellRanges(cells: readonly number[]): Array<[number, number]> {
-  const sorted = [...cells].sort((a, b) => a - b);
-  const ranges: Array<[number, number]> = [];
-  for (const cell of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && cell <= last[1] + 1) last[1] = Math.max(last[1], cell);
-    else ranges.push([cell, cell]);
+/** How many cells some ranges hold. */
+export function cellCount(ranges: CellRanges): number {
+  let n = 0;
+  for (const [first, last] of ranges) n += last - first + 1;
+  return n;
+}
+
+/** Ascending ranges without some of their cells (a range with a cell removed splits in two). */
+export function rangesWithout(ranges: CellRanges, removed: ReadonlySet<number>): CellRanges {
+  if (removed.size === 0) return ranges;
+  const out: CellRanges = [];
+  for (const [first, last] of ranges) {
+    let start = first;
+    for (const cell of [...removed].filter((c) => c >= first && c <= last).sort((a, b) => a - b)) {
+      if (cell > start) out.push([start, cell - 1]);
+      start = cell + 1;
+    }
+    if (start <= last) out.push([start, last]);
   }
-  return ranges;
+  return out;
 }
 
 /**

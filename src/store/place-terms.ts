@@ -46,6 +46,20 @@ const LABELS = SEARCH_FIELDS.indexOf("category_text");
  */
 export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<string | null | undefined>, categoryTags: string | null | undefined): TermRow[] {
   const cell = cellOf(lat, lng);
+  const rows: TermRow[] = [];
+  eachTermOf(fields, categoryTags, (term, mask, flags) => rows.push({ cell, term, fields: mask, flags }));
+  return rows;
+}
+
+/**
+ * `termRowsOf` without the rows: `each(term, fields, flags)` per row, in the same order.
+ * What a rebuild of the postings calls for a million places (no object per row).
+ */
+export function eachTermOf(
+  fields: ReadonlyArray<string | null | undefined>,
+  categoryTags: string | null | undefined,
+  each: (term: string, fields: number, flags: number) => void,
+): void {
   const tags = categoryTags ? categoryTags.split(" ").filter(Boolean) : [];
   const flags = tags.length > 0 ? CATEGORIZED : 0;
   const words = new Map<string, number>();
@@ -53,10 +67,8 @@ export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<strin
     if (f === LABELS && tags.length > 0) continue;
     for (const t of searchTokens(fields[f])) words.set(t, (words.get(t) ?? 0) | (1 << f));
   }
-  const rows: TermRow[] = [];
-  for (const [term, mask] of words) rows.push({ cell, term, fields: mask, flags });
-  for (const tag of new Set(tags)) rows.push({ cell, term: TAG_TERM_PREFIX + tag, fields: 0, flags });
-  return rows;
+  for (const [term, mask] of words) each(term, mask, flags);
+  for (const tag of new Set(tags)) each(TAG_TERM_PREFIX + tag, 0, flags);
 }
 
 /**

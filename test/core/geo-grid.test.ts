@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { distanceKm, insideBox } from "../../src/core/geo.js";
-import { cellOf, cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+import { cellCount, cellOf, cellsOf, cellsOfCircle, circleCellRanges, rangesWithout } from "../../src/core/geo-grid.js";
 
 describe("the search grid", () => {
   test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
@@ -30,9 +30,31 @@ describe("the search grid", () => {
     expect(cellsOfCircle({ lat: 89.9, lng: 0 }, 50, 60_000)).toBeUndefined();
   });
 
-  test("consecutive cells become one range, in any input order, duplicates folded", () => {
-    expect(cellRanges([7, 3, 4, 5, 9, 10, 4, 20])).toEqual([[3, 5], [7, 7], [9, 10], [20, 20]]);
-    expect(cellRanges([])).toEqual([]);
+  test("a circle's cells come as ascending, disjoint ranges of consecutive cells, across ±180° too", () => {
+    for (const [center, radiusKm] of [[{ lat: 47.14, lng: 9.52 }, 5], [{ lat: -17, lng: 179.99 }, 20], [{ lat: 10, lng: -179.995 }, 30], [{ lat: 64.1, lng: -21.9 }, 100]] as const) {
+      const ranges = circleCellRanges(center, radiusKm, 1e6)!;
+      for (let i = 0; i < ranges.length; i++) {
+        expect(ranges[i]![0]).toBeLessThanOrEqual(ranges[i]![1]);
+        // Not even adjacent: adjacent ranges would have been one.
+        if (i > 0) expect(ranges[i]![0]).toBeGreaterThan(ranges[i - 1]![1] + 1);
+      }
+      const cells = cellsOf(ranges);
+      expect(cells).toEqual(cellsOfCircle(center, radiusKm, 1e6));
+      expect(cellCount(ranges)).toBe(cells.length);
+      expect(new Set(cells).size).toBe(cells.length);
+    }
+    // A 100 km circle: thousands of cells, a couple of hundred ranges.
+    const large = circleCellRanges({ lat: 47.14, lng: 9.52 }, 100, 1e6)!;
+    expect(cellCount(large)).toBeGreaterThan(20_000);
+    expect(large.length).toBeLessThan(200);
+    expect(circleCellRanges({ lat: 89.9, lng: 0 }, 50, 60_000)).toBeUndefined();
+  });
+
+  test("cells taken out of ranges split them; cells outside them change nothing", () => {
+    const ranges: Array<[number, number]> = [[3, 8], [20, 20], [30, 31]];
+    expect(rangesWithout(ranges, new Set([3, 5, 20, 31, 100]))).toEqual([[4, 4], [6, 8], [30, 30]]);
+    expect(rangesWithout(ranges, new Set())).toEqual(ranges);
+    expect(rangesWithout(ranges, new Set([8, 7, 6, 5, 4, 3]))).toEqual([[20, 20], [30, 31]]);
   });
 });
 

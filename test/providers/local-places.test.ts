@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead } from "../../src/core/schemas/lead.js";
-import { cellRanges, cellsOfCircle } from "../../src/core/geo-grid.js";
+import { cellCount, cellsOfCircle, circleCellRanges } from "../../src/core/geo-grid.js";
 import { parseKeywords } from "../../src/providers/places/keywords.js";
 import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local.js";
 import { textMatcher, type SearchableText } from "../../src/providers/places/slot-match.js";
@@ -19,12 +19,13 @@ function provider(places: TestPlace[] = vaduzPlaces()) {
 }
 
 describe("how a prefix's postings are read", () => {
-  it("cell by cell for small circles, per word and cell range once that takes fewer seeks", () => {
-    expect(termReadOf(85, 10, 1)).toBe("cells");
+  it("per word and range of cells, unless that takes more seeks than reading cell by cell", () => {
+    expect(termReadOf(85, 10, 1)).toBe("ranges");
     expect(termReadOf(26_000, 180, 3)).toBe("ranges");
-    // A prefix with so many words that the ranges outnumber the cells.
-    expect(termReadOf(26_000, 180, 40)).toBe("cells");
-    expect(termReadOf(400, 1, 1)).toBe("cells");
+    expect(termReadOf(1, 1, 1)).toBe("ranges");
+    // A short prefix of many words in a small circle.
+    expect(termReadOf(85, 10, 40)).toBe("cells");
+    expect(termReadOf(26_000, 180, 200)).toBe("cells");
   });
 });
 
@@ -143,8 +144,8 @@ describe("local place provider", () => {
       SearchableText & { id: number; lat: number; lng: number }
     >;
     const reads = new Set<string>();
-    // Small circles read cell by cell, large ones (15 km and more) by (word, cell range).
-    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["restaurant", 40], ["italian restaurant", 100], ["r", 100], ["bar wolf", 20], ["with", 12]] as const) {
+    // Words are read by (word, cell range); a prefix of many words in a small circle cell by cell.
+    for (const [keywords, radiusKm] of [["restaurant", 5], ["restaurants", 10], ["italian restaurant", 8], ["wolf", 15], ["cafés", 3], ["r", 6], ["r", 1.5], ["restaurant", 40], ["italian restaurant", 100], ["r", 100], ["bar wolf", 20], ["with", 12]] as const) {
       const score = textMatcher(local.slotsOf(keywords));
       const reference = everyPlace
         // Distances from the positions as the index stores them (to 1e-7 degrees, ~1 cm).
@@ -157,11 +158,11 @@ describe("local place provider", () => {
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(reference);
       expect(local.rankedMatches(VADUZ, radiusKm, keywords)).toEqual(cold);
       // Which read these searches took, so that both are known to be compared above.
-      const cells = cellsOfCircle(VADUZ, radiusKm, 1e6)!;
+      const cells = circleCellRanges(VADUZ, radiusKm, 1e6)!;
       const postings = new PlacePostingsRepo(db);
       for (const slot of local.slotsOf(keywords)) {
         const ranges = [...slot.prefixes.map((p) => prefixRange(p.prefix)), ...slot.tagTerms.map((t) => exactRange(TAG_TERM_PREFIX + t))];
-        for (const range of ranges) reads.add(termReadOf(cells.length, cellRanges(cells).length, postings.termsIn(range).length));
+        for (const range of ranges) reads.add(termReadOf(cellCount(cells), cells.length, postings.termsIn(range).length));
       }
     }
     expect([...reads].sort()).toEqual(["cells", "ranges"]);

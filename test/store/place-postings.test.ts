@@ -4,10 +4,11 @@ import { LocalPlaceProvider, termReadOf } from "../../src/providers/places/local
 import { openDatabase } from "../../src/store/db.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
 import { placePostings } from "../../src/store/migrations/013-place-postings.js";
-import { cellOf, cellRanges, cellsOfCircle, cellSql } from "../../src/core/geo-grid.js";
+import { cellCount, cellOf, cellSql, circleCellRanges, rangesWithout } from "../../src/core/geo-grid.js";
 import Database from "better-sqlite3";
-import { compareCodePoints, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
+import { compareCodePoints, decodePostingLists, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
 import { postingsFromPlaces } from "../../src/store/migrations/019-postings-from-places.js";
+import { postingsByTerm } from "../../src/store/migrations/021-postings-by-term.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
@@ -41,6 +42,26 @@ describe("packed postings (encoding)", () => {
     expect(() => decodePostings(blob.subarray(0, blob.length - 1))).toThrow(/corrupt postings: truncated/);
     expect(() => decodePostings(Buffer.concat([blob, Buffer.from([0])]))).toThrow(/bytes after the last record/);
     expect(() => decodePostings(Buffer.from([100, 1, 2]))).toThrow(/100 records cannot fit in 3 bytes/);
+  });
+
+  test("BLOBs concatenated in SQL decode as all their records, each list from its own start", () => {
+    const lists = [
+      Float64Array.from([5, 47.1, 9.5, 1, 1, 9, 47.2, 9.4, 2, 0]),
+      Float64Array.from([2, -33.8688197, -151.2092955, 31, 1]),
+      Float64Array.from([2 ** 40, 0, 0, 0, 0, 2 ** 40 + 1, 1e-7, -1e-7, 3, 1]),
+    ];
+    const db = placesRepoSetup().db;
+    // Through SQLite as the search reads them: group_concat, then CAST back to a BLOB.
+    db.exec("CREATE TEMP TABLE blobs (k INTEGER, b BLOB)");
+    const insert = db.prepare("INSERT INTO temp.blobs VALUES (1, ?)");
+    for (const list of lists) insert.run(encodePostings(list));
+    const joined = db.prepare("SELECT CAST(group_concat(b, '') AS BLOB) FROM temp.blobs GROUP BY k").pluck().get() as Buffer;
+    expect(joined).toEqual(Buffer.concat(lists.map(encodePostings)));
+    expect([...decodePostingLists(joined)]).toEqual(lists.flatMap((list) => [...decodePostings(encodePostings(list))]));
+    expect(decodePostingLists(Buffer.alloc(0))).toHaveLength(0);
+    expect(() => decodePostingLists(Buffer.concat([joined, Buffer.from([0])]))).toThrow(/an empty list/);
+    expect(() => decodePostingLists(joined.subarray(0, joined.length - 1))).toThrow(/truncated/);
+    expect(() => decodePostingLists(Buffer.from([100, 1, 2, 3, 4, 5, 6]))).toThrow(/cannot fit/);
   });
 });
 
@@ -109,11 +130,9 @@ describe("packed postings (kept in step with the places)", () => {
     const stale = provider.rankedMatches(center, 5, "restaurant");
     expect(stale.map((r) => r.id)).toEqual(before.map((r) => r.id).filter((id) => id !== r0 && id !== r1));
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([r0]);
-    // A large circle reads fresh cells by (word, cell range): the stale ones are left out of the ranges.
-    const cells = cellsOfCircle(center, 40, 1e6)!;
-    const staleCells = new Set(packedIndex(db).stale);
-    const fresh = cells.filter((c) => !staleCells.has(c));
-    expect(termReadOf(fresh.length, cellRanges(fresh).length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
+    // Fresh cells are read by (word, cell range): the stale ones are left out of the ranges.
+    const fresh = rangesWithout(circleCellRanges(center, 40, 1e6)!, new Set(packedIndex(db).stale));
+    expect(termReadOf(cellCount(fresh), fresh.length, new PlacePostingsRepo(db).termsIn(prefixRange("restaurant")).length)).toBe("ranges");
     expect(provider.rankedMatches(center, 40, "restaurant").map((r) => r.id)).toEqual(stale.map((r) => r.id));
 
     new PlacePostingsRepo(db).refresh();
@@ -161,6 +180,33 @@ describe("postings from places (migration 019)", () => {
       expect(packedIndex(after).stale).toEqual([cellOf(47.2, 9.6)]);
       const { actual, expected } = termIndex(after);
       expect(actual.map((r) => r.term)).toContain("bella");
+      expect(actual).toEqual(expected);
+    } finally {
+      after.close();
+    }
+  });
+
+  test("migration 021 clusters the postings by (term, cell) and keeps every one of them; refresh and the search still agree", () => {
+    const file = join(tempDir(), "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsByTerm)));
+    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    for (let i = 0; i < 60; i++) insert.run(`p${i}`, sourceId, `Pizzeria ${i % 7}`, 47.1 + (i % 9) * 0.013, 9.5 + (i % 11) * 0.017, "restaurant", "amenity=restaurant");
+    new PlacePostingsRepo(before).refresh();
+    const packedBefore = packedIndex(before).packed;
+    const provider = new LocalPlaceProvider(before, { vocabulary: testVocabulary });
+    const rankedBefore = provider.rankedMatches({ lat: 47.14, lng: 9.55 }, 20, "pizzeria");
+    before.close();
+    const after = openDatabase(file);
+    try {
+      const table = after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'place_postings'").pluck().get() as string;
+      expect(table).toMatch(/PRIMARY KEY \(term, cell\)/);
+      expect(after.prepare("SELECT name FROM sqlite_schema WHERE tbl_name = 'place_postings' AND type = 'index' AND sql IS NOT NULL").pluck().all()).toEqual(["place_postings_by_cell"]);
+      expect(packedIndex(after)).toEqual({ packed: packedBefore, rows: packedBefore, stale: [] });
+      expect(new LocalPlaceProvider(after, { vocabulary: testVocabulary }).rankedMatches({ lat: 47.14, lng: 9.55 }, 20, "pizzeria")).toEqual(rankedBefore);
+      after.prepare("UPDATE places SET name = 'Trattoria Sole' WHERE place_id = 'p3'").run();
+      const { actual, expected } = termIndex(after);
+      expect(actual.map((r) => r.term)).toContain("trattoria");
       expect(actual).toEqual(expected);
     } finally {
       after.close();

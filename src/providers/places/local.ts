@@ -3,7 +3,7 @@ import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
-import { cellRanges, cellsOfCircle } from "../../core/geo-grid.js";
+import { cellCount, cellsOf, circleCellRanges, rangesWithout, type CellRanges } from "../../core/geo-grid.js";
 import { TAG_TERM_PREFIX } from "../../store/place-terms.js";
 import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
@@ -21,21 +21,14 @@ import { TermMatches, type Ranked } from "./term-matches.js";
 const MAX_CELLS = 60_000;
 
 /**
- * When a circle's words are read by (word, cell range) instead of cell by cell: above this
- * many cells (≈ an 11 km circle; below, both cost about the same), and when words ×
- * ranges × this factor stay under the cell count (each range costs a seek like a cell,
- * plus the lookups of its non-empty cells). At 1M places, 100 km: ≈ 30 → 5–10 ms of SQLite.
- */
-const TERM_FIRST_MIN_CELLS = 400;
-const TERM_FIRST_FACTOR = 8;
-
-/**
  * How a term range's postings are read in a circle of `cells` fresh cells that make
- * `ranges` runs of consecutive cells, when the range has `words` words: cell by cell, or
- * per word and range.
+ * `ranges` runs of consecutive cells, when the range has `words` words: per word and
+ * range of cells (one seek each, then neighbouring rows: the postings are clustered by
+ * term and cell, migration 021), unless that takes more seeks than reading cell by cell
+ * through the (cell, term) index (a short prefix of many words in a small circle).
  */
 export function termReadOf(cells: number, ranges: number, words: number): "cells" | "ranges" {
-  return cells > TERM_FIRST_MIN_CELLS && words * ranges * TERM_FIRST_FACTOR < cells ? "ranges" : "cells";
+  return words * ranges <= cells ? "ranges" : "cells";
 }
 
 /** What a search on an index with nothing imported says (the result's `warnings`). */
@@ -134,7 +127,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   /** The matches inside the circle with their relevance and distance, in no order. */
   private matches(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     if (slots.length === 0) return [];
-    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    const cells = circleCellRanges(center, radiusKm, MAX_CELLS);
     if (!cells) return this.boxScan(center, radiusKm, slots);
     return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots));
   }
@@ -147,7 +140,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * it by name. No place text is read. One read transaction: every cell is seen at one
    * point in time, also while an import writes.
    */
-  private termIndexMatches(cells: readonly number[], center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+  private termIndexMatches(cells: CellRanges, center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
     const reader = new PostingsReader(this.postings, cells, center, radiusKm);
     const matches = new TermMatches(center, radiusKm, slots);
     for (let s = 0; s < slots.length; s++) {
@@ -204,7 +197,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * ("Starbuks"). Undefined when no word changes.
    */
   private corrected(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): string | undefined {
-    const cells = cellsOfCircle(center, radiusKm, MAX_CELLS);
+    const ranges = circleCellRanges(center, radiusKm, MAX_CELLS);
+    const cells = ranges && cellsOf(ranges);
     let changed = false;
     const words = slots.map((slot) => {
       if (slot.concept || slot.text.length < TYPO_MIN_LENGTH || slot.text.includes(" ")) return slot.text;
@@ -276,25 +270,25 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 
 /**
  * Postings of a circle's cells: packed for fresh cells, computed from their places for
- * stale ones; all ranges in one statement cell by cell for small circles, by (word, cell range)
- * for large ones.
+ * stale ones. The fresh cells are read in one statement per (word, range of consecutive
+ * cells) and, for prefixes of so many words that this takes more seeks, one cell by cell
+ * (`termReadOf`); a word's BLOBs come back as one.
  */
 class PostingsReader {
-  private readonly freshJson: string;
-  private readonly fresh: readonly number[];
+  private readonly fresh: CellRanges;
+  private readonly freshCount: number;
+  private freshJson: string | undefined;
   private readonly staleCells: number[];
-  private freshRanges: Array<[number, number]> | undefined;
 
   constructor(
     private readonly postings: PlacePostingsRepo,
-    cells: readonly number[],
+    cells: CellRanges,
     private readonly center: LatLng,
     private readonly radiusKm: number,
   ) {
-    const cellsJson = JSON.stringify(cells);
-    const stale = postings.staleAmong(cellsJson);
-    this.fresh = stale.size === 0 ? cells : cells.filter((c) => !stale.has(c));
-    this.freshJson = stale.size === 0 ? cellsJson : JSON.stringify(this.fresh);
+    const stale = postings.staleIn(cells);
+    this.fresh = rangesWithout(cells, stale);
+    this.freshCount = cellCount(this.fresh);
     this.staleCells = [...stale];
   }
 
@@ -302,30 +296,23 @@ class PostingsReader {
   read(ranges: readonly TermRange[]): PostingChunk[] {
     if (ranges.length === 0) return [];
     const chunks: PostingChunk[] = [];
-    let byCell: TermRange[] = [...ranges];
-    // Large circles are mostly empty cells: per word, ranges of consecutive cells through
-    // the (term, cell) index beat one seek per cell, unless a range has so many words that
-    // the cell ranges outnumber the cells.
-    if (this.fresh.length > TERM_FIRST_MIN_CELLS) {
-      this.freshRanges ??= cellRanges(this.fresh);
-      byCell = [];
+    if (this.freshCount > 0) {
+      const byRange: string[] = [];
+      const byCell: TermRange[] = [];
       for (const range of ranges) {
+        // A term range the index holds nowhere (a tag synonym such as `office=physician` in
+        // a country that never uses it) costs one seek to rule out.
         const words = this.postings.termsIn(range);
-        if (termReadOf(this.fresh.length, this.freshRanges.length, words.length) === "ranges") chunks.push(...this.postings.scanRanges(words, this.freshRanges));
+        if (words.length === 0) continue;
+        if (termReadOf(this.freshCount, this.fresh.length, words.length) === "ranges") byRange.push(...words);
         else byCell.push(range);
       }
+      if (byRange.length > 0) chunks.push(...this.postings.scanRanges([...new Set(byRange)], this.fresh));
+      if (byCell.length > 0) chunks.push(...this.postings.scan((this.freshJson ??= JSON.stringify(cellsOf(this.fresh))), byCell));
     }
-    // A single term the index holds nowhere (a tag synonym such as `office=physician` in a
-    // country that never uses it) costs one seek to rule out instead of one per cell.
-    byCell = byCell.filter((range) => !isSingleTerm(range) || this.postings.termsIn(range).length > 0);
-    if (byCell.length > 0) chunks.push(...this.postings.scan(this.freshJson, byCell));
     if (this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
-}
-
-function isSingleTerm([from, to]: TermRange): boolean {
-  return to === exactRange(from)[1];
 }
 
 function countPostings(chunks: readonly PostingChunk[]): number {

@@ -18,6 +18,7 @@ import { sending } from "./017-sending.js";
 import { idempotencyKeys } from "./018-idempotency-keys.js";
 import { postingsFromPlaces } from "./019-postings-from-places.js";
 import { placeSourceFingerprint } from "./020-place-source-fingerprint.js";
+import { postingsByTerm } from "./021-postings-by-term.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly Migration[] = [
   idempotencyKeys,
   postingsFromPlaces,
   placeSourceFingerprint,
+  postingsByTerm,
 ];
