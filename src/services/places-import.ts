@@ -11,7 +11,7 @@ import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
+import type { ImportItem, ImportOptions, PlaceImporter, PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceSourceRow, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
@@ -95,6 +95,19 @@ export interface ImportFileOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
   batchSize?: number;
+}
+
+/**
+ * An importer's items a block at a time where it reads in blocks (`readBatches`: a PBF's
+ * arrive from its decoding threads per block), else one by one: one await per block
+ * instead of one per item.
+ */
+async function* batchesOf(importer: PlaceImporter, options: ImportOptions): AsyncGenerator<readonly ImportItem[]> {
+  if (importer.readBatches) {
+    yield* importer.readBatches(options);
+    return;
+  }
+  for await (const item of importer.read(options)) yield [item];
 }
 
 /** A place's stored labels (a JSON array), or none when unreadable. */
@@ -242,25 +255,27 @@ export class PlacesImportService {
     let placeCount: number;
     try {
       try {
-        for await (const item of importer.read({ bbox: options.bbox, signal: options.signal, onRead })) {
-          // Ctrl-C stops between records, not only when the importer next touches the file.
-          options.signal?.throwIfAborted();
-          // Extracts are mostly skipped elements: report progress on them too, not only per batch.
-          if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
-          if (item.kind === "skip") {
-            skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
-            skippedTotal++;
-            if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
-            continue;
+        for await (const items of batchesOf(importer, { bbox: options.bbox, signal: options.signal, onRead })) {
+          for (const item of items) {
+            // Ctrl-C stops between records, not only when the importer next touches the file.
+            options.signal?.throwIfAborted();
+            // Extracts are mostly skipped elements: report progress on them too, not only per batch.
+            if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
+            if (item.kind === "skip") {
+              skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+              skippedTotal++;
+              if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
+              continue;
+            }
+            if (item.kind === "locality") {
+              const { id, name: placeName, kind, lat, lng } = item.locality;
+              namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
+              continue;
+            }
+            read++;
+            batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
+            if (batch.length >= batchSize) flush();
           }
-          if (item.kind === "locality") {
-            const { id, name: placeName, kind, lat, lng } = item.locality;
-            namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
-            continue;
-          }
-          read++;
-          batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
-          if (batch.length >= batchSize) flush();
         }
         flush();
       } catch (err) {

@@ -80,6 +80,8 @@ export interface ReadProgress {
 /** One file format. `read` streams items; `source` is known once reading has finished. */
 export interface PlaceImporter {
   read(options: ImportOptions): AsyncIterable<ImportItem>;
+  /** The same items in arrays (one per block of the file), where the format has them so: one await per block instead of per item. */
+  readBatches?(options: ImportOptions): AsyncIterable<ImportItem[]>;
   /** Facts about the source; call after `read` has been consumed (some come from the data). */
   source(): SourceInfo;
 }
