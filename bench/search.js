@@ -130,10 +130,17 @@ const warm = summary(latencies);
 
 // Larger circles, cold, around the same centres (the densest towns come up most often).
 const radii = {};
+const radiiCpu = {};
 for (const radiusKm of [25, 100]) {
   const samples = [];
-  for (const q of qs.slice(0, 40)) samples.push((await coldSearch(q, radiusKm)).ms);
+  const cpu = [];
+  for (const q of qs.slice(0, 40)) {
+    const { ms, cpuMs } = await coldSearch(q, radiusKm);
+    samples.push(ms);
+    cpu.push(cpuMs);
+  }
   radii[radiusKm] = summary(samples);
+  radiiCpu[radiusKm] = summary(cpu);
 }
 
 // The fallback plan (the box's places by grid row, every place's text scored), forced on the 5 km queries.
@@ -278,6 +285,8 @@ row("local provider, cold, the same concepts in German, Finnish, French, Italian
 row("local provider, warm (one provider, after warm-up)", warm);
 row("cold, 25 km circle", radii[25]);
 row("cold, 100 km circle", radii[100]);
+row("cold, 25 km circle, CPU time", radiiCpu[25]);
+row("cold, 100 km circle, CPU time", radiiCpu[100]);
 row("fallback plan forced: box by grid row, text scored (5 km)", boxScan);
 row("baseline: full scan, haversine + LIKE", baseline);
 row("HTTP NDJSON, time to first line", http);
