@@ -144,6 +144,7 @@ export class PlacesRepo {
     };
   }
 
+  /** Every source, by name. */
   allSources(): PlaceSourceRow[] {
     return this.db.prepare("SELECT * FROM place_sources ORDER BY name").all() as PlaceSourceRow[];
   }
@@ -194,6 +195,7 @@ export class PlacesRepo {
    * which the packing of the term index and the search read cell by cell.
    */
   upsertBatch(sourceId: number, places: readonly PlaceWrite[], now: string): BatchResult {
+    // Free to reorder: importers yield each place ID once per file (lists skip a repeated key).
     const byCell = places.map((p) => ({ p, cell: cellOf(p.lat, p.lng) })).sort((a, b) => a.cell - b.cell);
     return this.db.transaction(() => {
       const result: BatchResult = { added: 0, updated: 0, unchanged: 0 };
