@@ -16,7 +16,7 @@ import { decodePbfTask, type PbfFailure, type PbfResult, type PbfTask } from "./
  * used: the test run's global setup (test/global-setup.ts) writes it first.
  */
 export class PbfDecoderThreads {
-  private readonly workers: Array<{ worker: Worker; busy: number }>;
+  private readonly workers: Array<{ worker: Worker; busy: number; exited: Promise<unknown> }>;
   private readonly waiting = new Map<number, { resolve: (result: PbfResult) => void; reject: (err: unknown) => void }>();
   private seq = 0;
   private failure: unknown;
@@ -32,10 +32,13 @@ export class PbfDecoderThreads {
       const worker = new Worker(workerFile());
       worker.on("message", ({ seq, result }: { seq: number; result: PbfResult | PbfFailure }) => this.settle(seq, result));
       worker.on("error", (err) => this.fail(err));
-      worker.on("exit", (code) => {
-        if (code !== 0) this.fail(new Error(`a PBF decoding thread stopped (exit code ${code})`));
-      });
-      return { worker, busy: 0 };
+      const exited = new Promise((resolve) =>
+        worker.on("exit", (code) => {
+          if (code !== 0) this.fail(new Error(`a PBF decoding thread stopped (exit code ${code})`));
+          resolve(code);
+        }),
+      );
+      return { worker, busy: 0, exited };
     });
   }
 
@@ -84,10 +87,15 @@ export class PbfDecoderThreads {
     this.waiting.clear();
   }
 
+  /**
+   * Ends the threads once the tasks they hold are done (a stopped import leaves a few
+   * blocks under way: milliseconds). Never `terminate()` a thread that may be inflating:
+   * Node 20 aborts the process ("close before init" in node_zlib.cc).
+   */
   async close(): Promise<void> {
     this.failure ??= new Error("the PBF decoding threads are closed");
-    for (const { worker } of this.workers) worker.removeAllListeners("exit");
-    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+    for (const { worker } of this.workers) worker.postMessage({ stop: true });
+    await Promise.all(this.workers.map(({ exited }) => exited));
   }
 }
 
