@@ -48,6 +48,8 @@ export class CircleBands {
   private readCells: CellRanges = [];
   private readKm = 0;
   private nextKm: number;
+  /** Places certain after the last band. */
+  private certain = 0;
   done = false;
 
   constructor(
@@ -87,8 +89,12 @@ export class CircleBands {
     if (certain >= stop.top) return true;
     // None certain: four times as far while few places match at all; once many do and none
     // has the query's best score (a plain name: "Müller"), the rest of the circle at once,
-    // since such a query likely reads it all anyway.
-    const grow = certain > 0 ? Math.max(1.5, Math.sqrt(stop.top / certain) * 1.25) : found.length < stop.top ? 4 : Infinity;
+    // since such a query likely reads it all anyway. Otherwise as far as the certain places
+    // per area suggest, at least twice as far.
+    // Places cluster in towns: a band that added no certain place says the next had better reach far.
+    const grow =
+      certain > this.certain ? Math.max(2, Math.sqrt(stop.top / certain) * 1.25) : certain > 0 || found.length < stop.top ? 4 : Infinity;
+    this.certain = certain;
     const km = this.readKm * grow;
     this.nextKm = km > this.radiusKm * 0.7 ? this.radiusKm : km;
     return false;
