@@ -140,7 +140,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 
   /**
    * The matches a page in `stop.sort` order reads (see `matches`): whether the search
-   * stopped early (`complete` false) and what it found. Public for tests and the bench.
+   * stopped early (`complete` false) and what it found. Public for tests.
    */
   headMatches(center: LatLng, radiusKm: number, keywords: string, stop: EarlyStop): { matches: Ranked[]; complete: boolean } {
     return this.matches(center, radiusKm, this.slotsOf(keywords), stop);
