@@ -158,3 +158,33 @@ export function outsideBound(center: LatLng, radiusKm: number): { lat: number; l
     h: off ? Number.MAX_VALUE : Math.sin(r / 2) ** 2 * (1 + 1e-6),
   };
 }
+/** The cells in both of two sets of ascending ranges (one pass over both). */
+export function rangesIntersection(a: CellRanges, b: CellRanges): CellRanges {
+  const out: CellRanges = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const first = Math.max(a[i]![0], b[j]![0]);
+    const last = Math.min(a[i]![1], b[j]![1]);
+    if (first <= last) out.push([first, last]);
+    if (a[i]![1] < b[j]![1]) i++;
+    else j++;
+  }
+  return out;
+}
+
+/** The cells of `a` that are not in `b`, both ascending ranges (one pass over both). */
+export function rangesMinus(a: CellRanges, b: CellRanges): CellRanges {
+  const out: CellRanges = [];
+  let j = 0;
+  for (const [first, last] of a) {
+    let start = first;
+    while (j < b.length && b[j]![1] < start) j++;
+    for (let k = j; k < b.length && b[k]![0] <= last; k++) {
+      if (b[k]![0] > start) out.push([start, b[k]![0] - 1]);
+      start = Math.max(start, b[k]![1] + 1);
+    }
+    if (start <= last) out.push([start, last]);
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { distanceKm, insideBox } from "../../src/core/geo.js";
-import { cellCount, cellOf, cellsOf, cellsOfCircle, circleCellRanges, rangesWithout } from "../../src/core/geo-grid.js";
+import { cellCount, cellOf, cellsOf, cellsOfCircle, circleCellRanges, rangesIntersection, rangesMinus, rangesWithout } from "../../src/core/geo-grid.js";
 
 describe("the search grid", () => {
   test("a circle's cells hold every point within its radius, across ±180° too, and not far beyond", () => {
@@ -65,5 +65,31 @@ describe("boxes", () => {
     expect(insideBox(box, 48, 10)).toBe(true);
     expect(insideBox(box, 48.01, 9.5)).toBe(false);
     expect(insideBox(undefined, 0, 0)).toBe(true);
+  });
+
+  test("ranges intersected and subtracted agree with the sets of their cells", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const someRanges = () => {
+      const out: Array<[number, number]> = [];
+      for (let at = Math.floor(random() * 5); at < 200; at += 2 + Math.floor(random() * 12)) {
+        const last = at + Math.floor(random() * 8);
+        out.push([at, last]);
+        at = last;
+      }
+      return out;
+    };
+    for (let i = 0; i < 200; i++) {
+      const a = someRanges();
+      const b = someRanges();
+      const inB = new Set(cellsOf(b));
+      expect(cellsOf(rangesIntersection(a, b))).toEqual(cellsOf(a).filter((c) => inB.has(c)));
+      expect(cellsOf(rangesMinus(a, b))).toEqual(cellsOf(a).filter((c) => !inB.has(c)));
+    }
+    // A circle is its inner circle's cells and the ring around them.
+    const outer = circleCellRanges({ lat: 47.14, lng: 9.52 }, 30, 1e6)!;
+    const inner = rangesIntersection(outer, circleCellRanges({ lat: 47.14, lng: 9.52 }, 10, 1e6)!);
+    expect(cellCount(inner) + cellCount(rangesMinus(outer, inner))).toBe(cellCount(outer));
+    expect(cellsOf(inner)).toEqual(cellsOfCircle({ lat: 47.14, lng: 9.52 }, 10, 1e6));
   });
 });

@@ -4,6 +4,7 @@ import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../../store/place-search.js";
 import { cellCount, cellsOf, circleCellRanges, rangesWithout, type CellRanges } from "../../core/geo-grid.js";
+import { CircleBands, type EarlyStop } from "./circle-bands.js";
 import { TAG_TERM_PREFIX } from "../../store/place-terms.js";
 import { exactRange, PlacePostingsRepo, POSTING_STRIDE, prefixRange, type PostingChunk, type TermRange } from "../../store/place-postings.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "./category-vocabulary.js";
@@ -49,6 +50,8 @@ function parseCursor(cursor: string | null): number {
 export interface LocalPlaceProviderOptions {
   /** The category vocabulary (default: built in memory on first use). */
   vocabulary?: () => CategoryVocabulary;
+  /** Read a large circle only as far as the page needs (default); false: always all of it (what tests and the bench compare with). */
+  earlyStop?: boolean;
 }
 
 /**
@@ -63,11 +66,13 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly postings: PlacePostingsRepo;
   private readonly vocabulary: () => CategoryVocabulary;
   private readonly inReadTransaction: <T>(read: () => T) => T;
+  private readonly earlyStop: boolean;
 
   constructor(db: Db, options: LocalPlaceProviderOptions = {}) {
     this.repo = new PlaceSearchRepo(db);
     this.postings = new PlacePostingsRepo(db);
     this.vocabulary = options.vocabulary ?? (() => loadCategoryVocabulary());
+    this.earlyStop = options.earlyStop ?? true;
     // One wrapper for every search (better-sqlite3 builds one per `transaction()` call).
     const transaction = db.transaction((read: () => unknown) => read());
     this.inReadTransaction = <T>(read: () => T) => transaction(read) as T;
@@ -78,23 +83,32 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     const offset = parseCursor(request.cursor);
     const sort = request.sort ?? "relevance";
     let slots = this.slotsOf(request.keywords);
-    let matches = this.matches(request.center, request.radiusKm, slots);
+    // Only the head of the ranking is ordered (room for duplicates included), and a large
+    // circle is read outward from the centre only until that head (and one more, which
+    // says whether a next page exists) is certain; the `name` order needs every match's
+    // name, so it reads the whole circle.
+    const head = offset + PAGE_SIZE + 16;
+    const stop: EarlyStop | undefined = sort === "name" || !this.earlyStop ? undefined : { sort, top: head + 1 };
+    let found = this.matches(request.center, request.radiusKm, slots, stop);
     let didYouMean: string | null = null;
     // Nothing as typed: one edit away, a word of the vocabulary or of the circle's places.
-    if (matches.length === 0) {
+    if (found.matches.length === 0) {
       const corrected = this.corrected(request.center, request.radiusKm, slots);
       if (corrected) {
         didYouMean = corrected;
         slots = this.slotsOf(corrected);
-        matches = this.matches(request.center, request.radiusKm, slots);
+        found = this.matches(request.center, request.radiusKm, slots, stop);
       }
     }
     request.signal.throwIfAborted();
+    let matches = found.matches;
     const compare = this.comparator(sort, matches);
-    // Only the head of the ranking is ordered (room for duplicates included); all of it
-    // only when duplicates ate that room.
-    let page = this.pageOf(bestFirst(matches, offset + PAGE_SIZE + 16, compare), offset);
-    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) page = this.pageOf(matches.sort(compare), offset);
+    let page = this.pageOf(bestFirst(matches, head, compare), offset);
+    // Duplicates ate the head's room: all of the ranking, the whole circle read.
+    if (page.leads.length < PAGE_SIZE && page.consumed < matches.length) {
+      if (!found.complete) matches = this.matches(request.center, request.radiusKm, slots).matches;
+      page = this.pageOf(matches.sort(compare), offset);
+    }
     const hasMore = page.consumed < matches.length;
     const warnings = offset === 0 && matches.length === 0 && this.repo.isEmpty() ? [EMPTY_INDEX_WARNING] : undefined;
     return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean, ...(warnings ? { warnings } : {}) };
@@ -120,16 +134,28 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * places always come in one order.
    */
   rankedMatches(center: LatLng, radiusKm: number, keywords: string, sort: LeadSort = "relevance"): Ranked[] {
-    const matches = this.matches(center, radiusKm, this.slotsOf(keywords));
+    const { matches } = this.matches(center, radiusKm, this.slotsOf(keywords));
     return matches.sort(this.comparator(sort, matches));
   }
 
-  /** The matches inside the circle with their relevance and distance, in no order. */
-  private matches(center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
-    if (slots.length === 0) return [];
+  /**
+   * The matches a page in `stop.sort` order reads (see `matches`): whether the search
+   * stopped early (`complete` false) and what it found. Public for tests.
+   */
+  headMatches(center: LatLng, radiusKm: number, keywords: string, stop: EarlyStop): { matches: Ranked[]; complete: boolean } {
+    return this.matches(center, radiusKm, this.slotsOf(keywords), stop);
+  }
+
+  /**
+   * The matches inside the circle with their relevance and distance, in no order: all of
+   * them (`complete`), or with `stop`, possibly only those of the circle's inner part,
+   * which then hold the first `stop.top` of the whole ranking (see `CircleBands`).
+   */
+  private matches(center: LatLng, radiusKm: number, slots: readonly QuerySlot[], stop?: EarlyStop): { matches: Ranked[]; complete: boolean } {
+    if (slots.length === 0) return { matches: [], complete: true };
     const cells = circleCellRanges(center, radiusKm, MAX_CELLS);
-    if (!cells) return this.boxScan(center, radiusKm, slots);
-    return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots));
+    if (!cells) return { matches: this.boxScan(center, radiusKm, slots), complete: true };
+    return this.inReadTransaction(() => this.termIndexMatches(cells, center, radiusKm, slots, stop));
   }
 
   /**
@@ -140,9 +166,37 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    * it by name. No place text is read. One read transaction: every cell is seen at one
    * point in time, also while an import writes.
    */
-  private termIndexMatches(cells: CellRanges, center: LatLng, radiusKm: number, slots: readonly QuerySlot[]): Ranked[] {
+  private termIndexMatches(
+    cells: CellRanges,
+    center: LatLng,
+    radiusKm: number,
+    slots: readonly QuerySlot[],
+    stop: EarlyStop | undefined,
+  ): { matches: Ranked[]; complete: boolean } {
     const reader = new PostingsReader(this.postings, cells, center, radiusKm);
     const matches = new TermMatches(center, radiusKm, slots);
+    const bands = stop && CircleBands.worthIt(cells) ? new CircleBands(center, radiusKm, cells, MAX_CELLS) : undefined;
+    if (!bands) {
+      this.readSlots(reader, matches, slots, cells, true);
+      return { matches: matches.results(), complete: true };
+    }
+    // Band by band outward; a place's postings all lie in its cell, so a band's places
+    // are final once it is read.
+    const found: Ranked[] = [];
+    for (let band = 0; ; band++) {
+      const from = matches.admitted;
+      this.readSlots(reader, matches, slots, bands.next(), band === 0);
+      for (const r of matches.results(from)) found.push(r);
+      if (bands.done) return { matches: found, complete: true };
+      if (bands.settles(found, stop!, slots.length)) return { matches: found, complete: false };
+    }
+  }
+
+  /**
+   * Every slot's postings in these cells into `matches` (the stale cells' too, computed
+   * from their places, when `withStale`: the whole circle's, in the first band).
+   */
+  private readSlots(reader: PostingsReader, matches: TermMatches, slots: readonly QuerySlot[], cells: CellRanges, withStale: boolean): void {
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s]!;
       const admit = s === 0;
@@ -154,7 +208,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         if (alternativeBits & (1 << bit)) ranges.push(exactRange(TAG_TERM_PREFIX + term));
       });
       for (const { prefix } of slot.prefixes) ranges.push(prefixRange(prefix));
-      const chunks = reader.read(ranges);
+      const nameHitsBefore = matches.nameHits(s);
+      const chunks = reader.read(ranges, cells, withStale);
       if (admit) matches.reserve(countPostings(chunks));
       for (const chunk of chunks) {
         const bit = tagBit.get(chunk.term);
@@ -170,11 +225,10 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       slot.tagTerms.forEach((term, bit) => {
         if (slot.hostMask & (1 << bit) && !(alternativeBits & (1 << bit))) hostRanges.push(exactRange(TAG_TERM_PREFIX + term));
       });
-      if (hostRanges.length > 0 && matches.nameHits(s) > 0) {
-        for (const chunk of reader.read(hostRanges)) matches.addTags(chunk.values, s, tagBit.get(chunk.term)!, false);
+      if (hostRanges.length > 0 && matches.nameHits(s) > nameHitsBefore) {
+        for (const chunk of reader.read(hostRanges, cells, withStale)) matches.addTags(chunk.values, s, tagBit.get(chunk.term)!, false);
       }
     }
-    return matches.results();
   }
 
   /** The fallback plan (polar circles): every place in the box (by grid row), matched on its text and tags. Public for the bench. */
@@ -269,16 +323,17 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
 }
 
 /**
- * Postings of a circle's cells: packed for fresh cells, computed from their places for
- * stale ones. The fresh cells are read in one statement per (word, range of consecutive
- * cells) and, for prefixes of so many words that this takes more seeks, one cell by cell
- * (`termReadOf`); a word's BLOBs come back as one.
+ * Postings of a circle's cells, or of a band of them: packed for fresh cells, computed
+ * from their places for stale ones (all of the circle's at once). The fresh cells are
+ * read in one statement per (word, range of consecutive cells) and, for prefixes of so
+ * many words that this takes more seeks, one cell by cell (`termReadOf`); a word's BLOBs
+ * come back as one.
  */
 class PostingsReader {
-  private readonly fresh: CellRanges;
-  private readonly freshCount: number;
-  private freshJson: string | undefined;
+  private readonly stale: Set<number>;
   private readonly staleCells: number[];
+  /** The words of each term range (a band reads the same ranges again). */
+  private readonly wordsOf = new Map<string, string[]>();
 
   constructor(
     private readonly postings: PlacePostingsRepo,
@@ -286,31 +341,33 @@ class PostingsReader {
     private readonly center: LatLng,
     private readonly radiusKm: number,
   ) {
-    const stale = postings.staleIn(cells);
-    this.fresh = rangesWithout(cells, stale);
-    this.freshCount = cellCount(this.fresh);
-    this.staleCells = [...stale];
+    this.stale = postings.staleIn(cells);
+    this.staleCells = [...this.stale];
   }
 
-  /** Postings of every term in these ranges (word prefixes, exact tag terms). */
-  read(ranges: readonly TermRange[]): PostingChunk[] {
+  /** Postings of every term in these ranges (word prefixes, exact tag terms) in these cells' fresh ones, and with `withStale` in the circle's stale cells. */
+  read(ranges: readonly TermRange[], cells: CellRanges, withStale: boolean): PostingChunk[] {
     if (ranges.length === 0) return [];
     const chunks: PostingChunk[] = [];
-    if (this.freshCount > 0) {
+    const fresh = rangesWithout(cells, this.stale);
+    const freshCount = cellCount(fresh);
+    if (freshCount > 0) {
       const byRange: string[] = [];
       const byCell: TermRange[] = [];
       for (const range of ranges) {
         // A term range the index holds nowhere (a tag synonym such as `office=physician` in
         // a country that never uses it) costs one seek to rule out.
-        const words = this.postings.termsIn(range);
+        const key = `${range[0]}\u0000${range[1]}`;
+        let words = this.wordsOf.get(key);
+        if (!words) this.wordsOf.set(key, (words = this.postings.termsIn(range)));
         if (words.length === 0) continue;
-        if (termReadOf(this.freshCount, this.fresh.length, words.length) === "ranges") byRange.push(...words);
+        if (termReadOf(freshCount, fresh.length, words.length) === "ranges") byRange.push(...words);
         else byCell.push(range);
       }
-      if (byRange.length > 0) chunks.push(...this.postings.scanRanges([...new Set(byRange)], this.fresh));
-      if (byCell.length > 0) chunks.push(...this.postings.scan((this.freshJson ??= JSON.stringify(cellsOf(this.fresh))), byCell));
+      if (byRange.length > 0) chunks.push(...this.postings.scanRanges([...new Set(byRange)], fresh));
+      if (byCell.length > 0) chunks.push(...this.postings.scan(JSON.stringify(cellsOf(fresh)), byCell));
     }
-    if (this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
+    if (withStale && this.staleCells.length > 0) chunks.push(...this.postings.scanStale(this.staleCells, ranges, this.center, this.radiusKm));
     return chunks;
   }
 }

@@ -119,11 +119,20 @@ export class TermMatches {
     return slot;
   }
 
-  /** Places every slot matched, with their relevance (the sum of the slots' kinds) and distance, in no order. */
-  results(): Ranked[] {
+  /** How many places have been admitted so far (the circle read by bands: where a band's places start). */
+  get admitted(): number {
+    return this.count;
+  }
+
+  /**
+   * Places every slot matched, with their relevance (the sum of the slots' kinds) and
+   * distance, in no order: those admitted from the `from`-th on (a band's: a place's
+   * postings all lie in its own cell, so once its band is read its relevance is final).
+   */
+  results(from = 0): Ranked[] {
     const width = this.slots.length;
     const ranked: Ranked[] = [];
-    for (let slot = 0; slot < this.count; slot++) {
+    for (let slot = from; slot < this.count; slot++) {
       let score = 0;
       for (let s = 0; s < width; s++) {
         const i = slot * width + s;
