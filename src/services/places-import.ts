@@ -11,7 +11,7 @@ import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { ImportItem, ImportOptions, PlaceImporter, PlaceRecord, ReadProgress, SkipReason } from "../providers/places/place-record.js";
+import type { ImportItem, ImportOptions, PlaceImporter, PlaceRecord, ReadProgress, SkipReason, SourceInfo } from "../providers/places/place-record.js";
 import { PlacesRepo, type PlaceSourceRow, type PlaceWrite, type SourceStats } from "../store/places.js";
 import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
@@ -253,6 +253,7 @@ export class PlacesImportService {
     };
     const endBulkWrites = this.repo.beginBulkWrites();
     let placeCount: number;
+    let info: SourceInfo;
     try {
       try {
         for await (const items of batchesOf(importer, { bbox: options.bbox, signal: options.signal, onRead })) {
@@ -284,7 +285,7 @@ export class PlacesImportService {
         this.postings.refresh();
         throw err;
       }
-      const info = importer.source();
+      info = importer.source();
       const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
       removed += completed.removed;
       placeCount = completed.placeCount;
@@ -294,7 +295,6 @@ export class PlacesImportService {
     } finally {
       endBulkWrites();
     }
-    const info = importer.source();
     const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
       file: name,

@@ -252,11 +252,12 @@ export class LocalitiesRepo {
         }
         // The same named place twice (a node and its boundary): once.
         const kindAndKey = `${p.kind}\u0000${key}`;
-        const same = namedByKindAndKey.get(kindAndKey) ?? [];
-        if (same.some((r) => distanceKm(r, p) <= CLUSTER_KM.street)) continue;
+        let same = namedByKindAndKey.get(kindAndKey);
+        if (same?.some((r) => distanceKm(r, p) <= CLUSTER_KM.street)) continue;
+        if (!same) namedByKindAndKey.set(kindAndKey, (same = []));
         const row: LocalityRow = { kind: p.kind, key, name: p.name, city: null, country: p.country, lat: p.lat, lng: p.lng, place_count: 0 };
         namedRows.push(row);
-        namedByKindAndKey.set(kindAndKey, [...same, row]);
+        same.push(row);
       }
     }
     // Districts and squares say which city they are in ("Marienplatz, München"): the nearest within NAMED_CITY_KM.

@@ -2,6 +2,7 @@ import { cellSql, outsideBound, type CellRanges } from "../core/geo-grid.js";
 import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
+import { raisePageCache } from "./page-cache.js";
 import { eachTermOf } from "./place-terms.js";
 
 /**
@@ -32,9 +33,6 @@ import { eachTermOf } from "./place-terms.js";
 export const POSTING_STRIDE = 5;
 /** Coordinates are stored in units of 1e-7 degrees (~1 cm), as OSM itself stores them. */
 const COORDINATE_SCALE = 1e7;
-
-/** The page cache of a rebuild, in SQLite's unit for a size (negative: KiB). */
-const REFRESH_CACHE_SIZE = -262_144;
 
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
@@ -374,8 +372,7 @@ export class PlacePostingsRepo {
     // A rebuild reads places all over the table, one at a time: a page cache of 256 MiB
     // instead of the connection's 64 keeps more of them (at a million places: -10 % CPU,
     // -20 % time), and is given back when the rebuild ends.
-    const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
-    this.db.pragma(`cache_size = ${Math.min(cacheSize, REFRESH_CACHE_SIZE)}`);
+    const restoreCache = raisePageCache(this.db);
     try {
       let total = 0;
       for (;;) {
@@ -384,7 +381,7 @@ export class PlacePostingsRepo {
         if (n < CELLS_PER_TRANSACTION) return total;
       }
     } finally {
-      this.db.pragma(`cache_size = ${cacheSize}`);
+      restoreCache();
     }
   }
 

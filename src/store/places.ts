@@ -1,6 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { cellOf } from "../core/geo-grid.js";
 import type { Db } from "./db.js";
+import { raisePageCache } from "./page-cache.js";
 
 /**
  * The write side of the places index: sources, batched upserts, removal of places gone
@@ -89,8 +90,6 @@ const CONTENT_COLUMNS = [
   "provenance",
 ] as const;
 
-/** Page cache while an import writes: its indexes' hot pages (place IDs, cells) stay in memory up to a country (measured: bench/country-import.js). */
-const IMPORT_CACHE_KIB = 256 * 1024;
 /** WAL pages between checkpoints while an import writes (64 MiB instead of SQLite's 4): an index page rewritten by many batches is copied back once. */
 const IMPORT_AUTOCHECKPOINT_PAGES = 16_384;
 
@@ -128,14 +127,14 @@ export class PlacesRepo {
    * to 3,400 places/s once the database outgrew the cache.
    */
   beginBulkWrites(): () => void {
-    const cache = this.db.pragma("cache_size", { simple: true }) as number;
     const autocheckpoint = this.db.pragma("wal_autocheckpoint", { simple: true }) as number;
-    this.db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+    // Its indexes' hot pages (place IDs, cells) stay in memory up to a country.
+    const restoreCache = raisePageCache(this.db);
     // 0 means a background thread checkpoints (src/store/checkpointer.ts): leave it so.
     if (autocheckpoint > 0) this.db.pragma(`wal_autocheckpoint = ${Math.max(autocheckpoint, IMPORT_AUTOCHECKPOINT_PAGES)}`);
     return () => {
+      restoreCache();
       if (!this.db.open) return;
-      this.db.pragma(`cache_size = ${cache}`);
       if (autocheckpoint > 0) {
         this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
         // Copy the import's WAL back now rather than in some later request.

@@ -87,11 +87,11 @@ export class CircleBands {
     let certain = 0;
     for (const r of found) if (r.distanceKm < reachKm && (stop.sort === "distance" || r.score >= best)) certain++;
     if (certain >= stop.top) return true;
-    // None certain: four times as far while few places match at all; once many do and none
-    // has the query's best score (a plain name: "Müller"), the rest of the circle at once,
-    // since such a query likely reads it all anyway. Otherwise as far as the certain places
-    // per area suggest, at least twice as far.
-    // Places cluster in towns: a band that added no certain place says the next had better reach far.
+    // More certain places than after the last band: as far as the certain places per area
+    // suggest, at least twice as far. None added (places cluster in towns: the next had better
+    // reach far): four times as far while few places match at all; once many do and none has
+    // the query's best score (a plain name: "Müller"), the rest of the circle at once, since
+    // such a query likely reads it all anyway.
     const grow =
       certain > this.certain ? Math.max(2, Math.sqrt(stop.top / certain) * 1.25) : certain > 0 || found.length < stop.top ? 4 : Infinity;
     this.certain = certain;
