@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { isIP } from "node:net";
+import { isIP, type Socket } from "node:net";
 import { toNodeHandler } from "h3/node";
 import type { ApiApp } from "./app.js";
 import type { Logger } from "./errors.js";
@@ -61,8 +61,13 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
       // The app answers its own errors; this is the last guard, so a fault in the adapter
       // costs one request, never the process.
       options.log(`internal error outside the app: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      if (res.headersSent) res.destroy();
-      else res.writeHead(500, { "content-type": "application/json; charset=utf-8", connection: "close" }).end(JSON.stringify({ error: "internal error" }));
+      try {
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500, { "content-type": "application/json; charset=utf-8", connection: "close" }).end(JSON.stringify({ error: "internal error" }));
+      } catch {
+        // Answering failed too (the socket is gone): dropping the connection is all that is left.
+        res.destroy();
+      }
     });
   });
   server.on("connection", (socket) => {
@@ -111,8 +116,8 @@ export async function startServer(app: ApiApp, options: StartServerOptions): Pro
 /**
  * A response that goes out before its request body was read to the end (a 413, a 401
  * before the body was looked at) says `Connection: close`, so the client cannot keep
- * feeding the rest of an oversized body into a kept-alive connection; so does every
- * response while the server is stopping.
+ * feeding the rest of an oversized body into a kept-alive connection, and lingers before
+ * closing it; so does every response while the server is stopping (without the linger).
  */
 function keepBodylessConnectionsShort(req: IncomingMessage, res: ServerResponse, stopping: () => boolean): void {
   // A request without a body is complete once its headers are in (Node sets `complete`
@@ -120,8 +125,41 @@ function keepBodylessConnectionsShort(req: IncomingMessage, res: ServerResponse,
   const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
-    if (stopping() || (hasBody && !req.complete)) this.shouldKeepAlive = false;
+    const bodyUnread = hasBody && !req.complete;
+    if (stopping() || bodyUnread) this.shouldKeepAlive = false;
+    // The socket is null once the client has gone: nothing left to linger on.
+    if (bodyUnread && req.socket) lingerBeforeClosing(req.socket);
     return writeHead.apply(this, args);
   } as ServerResponse["writeHead"];
 }
 
+/** How long a connection answered before its body was read keeps reading what the client still sends. */
+const LINGER_MS = 5_000;
+
+/**
+ * Lingering close (as Apache and nginx do it): closing a socket with unread request bytes
+ * makes the kernel send a reset, and a client still uploading then gets EPIPE/ECONNRESET
+ * instead of our 413 or 401; under load the reset can even discard the answer before it
+ * leaves. So once the answer is out we half-close, keep reading and discarding, and close
+ * when the client does or after LINGER_MS.
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  if ((socket as LingeringSocket).lingers) return;
+  (socket as LingeringSocket).lingers = true;
+  socket.destroySoon = function (this: Socket) {
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    this.once("end", close);
+    this.once("close", () => clearTimeout(timer));
+    this.resume();
+  };
+}
+
+interface LingeringSocket extends Socket {
+  lingers?: boolean;
+}

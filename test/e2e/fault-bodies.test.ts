@@ -107,7 +107,7 @@ describe("no request body, of any size, shape or encoding, ends the server", () 
           const expected: Expected = refusedFirst && kind.expected !== "any" ? "any" : kind.expected;
           if (!matches(expected, answer.status)) wrong.push(`${who} ${endpoint.method} ${endpoint.path} ${kind.name}: ${answer.status} (expected ${expected})`);
         }
-        expect(serve.alive(), `${who} ${endpoint.method} ${endpoint.path}`).toBe(true);
+        expect(serve.alive(), `${who} ${endpoint.method} ${endpoint.path} ${serve.stderr()}`).toBe(true);
       }
     }
     expect(wrong).toEqual([]);

@@ -9,7 +9,8 @@ export interface RawAnswer {
 
 /**
  * Send bytes exactly as given over a fresh loopback connection and read until the server
- * closes it (requests should say `Connection: close`) or `timeoutMs` passes. For bodies
+ * closes it or has sent a whole answer saying `Connection: close` (requests should say
+ * `Connection: close`), or `timeoutMs` passes. For bodies
  * no HTTP client would send: lying lengths, broken chunking, half-sent requests.
  * `after` runs once the bytes are written: `"end"` half-closes, `"destroy"` drops the
  * connection at once, `"wait"` keeps it open.
@@ -29,7 +30,12 @@ export function rawExchange(port: number, parts: Array<string | Buffer>, options
       resolve({ status: match ? Number(match[1]) : null, text });
     };
     const timer = setTimeout(finish, options.timeoutMs ?? 10_000);
-    socket.on("data", (d) => chunks.push(d));
+    socket.on("data", (d) => {
+      chunks.push(d);
+      // Like a real client, hang up once a whole answer that says `Connection: close` is in:
+      // the server may linger reading what it was still being sent.
+      if (answerIsComplete(Buffer.concat(chunks).toString("latin1"))) finish();
+    });
     socket.on("close", finish);
     // A server that answers before reading everything may reset the connection while we
     // still write: what it sent before is kept.
@@ -40,6 +46,15 @@ export function rawExchange(port: number, parts: Array<string | Buffer>, options
       else if ((options.after ?? "wait") === "end") socket.end();
     });
   });
+}
+
+/** A response head with `Connection: close` and as many body bytes as its Content-Length says. */
+function answerIsComplete(text: string): boolean {
+  const headEnd = text.indexOf("\r\n\r\n");
+  if (headEnd < 0) return false;
+  const head = text.slice(0, headEnd);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  return /\r\nconnection: *close/i.test(head) && length !== null && text.length - headEnd - 4 >= Number(length[1]);
 }
 
 /** `Transfer-Encoding: chunked` framing of `body` in chunks of `size` bytes. */
