@@ -34,4 +34,27 @@ describe("places repository (write side)", () => {
     expect(inCell(46, 8)).toEqual(["p"]);
     expect(inCell(47, 9)).toEqual([]);
   });
+
+  test("a batch lists its new places' cells stale once, with the insert trigger off only inside its transaction", () => {
+    const { db, repo, source } = setup();
+    const s = source("a.csv");
+    const triggerSql = () => db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'places_stale_ai'").pluck().get();
+    const before = triggerSql();
+    expect(before).toMatch(/AFTER INSERT ON places/);
+    db.exec("DELETE FROM place_cells_stale");
+    const points = [[47.14, 9.52], [47.14, 9.521], [46.2, 6.15], [-33.9, 151.2]] as const;
+    repo.upsertBatch(s.id, points.map(([lat, lng], i) => place(`p${i}`, { lat, lng })), "t");
+    const stale = () => db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell").pluck().all();
+    expect(stale()).toEqual([...new Set(points.map(([lat, lng]) => cellOf(lat, lng)))].sort((a, b) => a - b));
+    expect(triggerSql()).toBe(before);
+    // A batch that fails half-way rolls back with its places, and the trigger is still there.
+    db.exec("DELETE FROM place_cells_stale");
+    expect(() => repo.upsertBatch(s.id, [place("q1", { lat: 10, lng: 10 }), place("q2", { name: null as unknown as string })], "t")).toThrow(/NOT NULL/);
+    expect(triggerSql()).toBe(before);
+    expect(stale()).toEqual([]);
+    expect(db.prepare("SELECT count(*) FROM places WHERE place_id LIKE 'q%'").pluck().get()).toBe(0);
+    // Other writers still have it: an insert outside a batch lists its cell.
+    db.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, updated_at) VALUES ('r', ?, 'r', 'x', 1, 1, 't')").run(s.id);
+    expect(stale()).toEqual([cellOf(1, 1)]);
+  });
 });
