@@ -275,7 +275,13 @@ export class PlacesImportService {
             }
             read++;
             batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
-            if (batch.length >= batchSize) flush();
+            if (batch.length >= batchSize) {
+              flush();
+              // A turn of the event loop after each batch: where the reader does no I/O of its
+              // own (a PBF's ways, placed after its last pass: a minute at country scale), a
+              // Ctrl-C would otherwise not be heard until the whole import had been written.
+              await new Promise((resolve) => setImmediate(resolve));
+            }
           }
         }
         flush();

@@ -94,6 +94,9 @@ const CONTENT_COLUMNS = [
 /** The trigger that lists an inserted place's cell as stale for the term index (migration 019). */
 const INSERT_TRIGGER = "places_stale_ai";
 
+/** Batches from this size take the insert trigger off (two schema changes cost more than a few places' trigger runs). */
+const TRIGGER_OFF_FROM = 500;
+
 /** WAL pages between checkpoints while an import writes (64 MiB instead of SQLite's 4): an index page rewritten by many batches is copied back once. */
 const IMPORT_AUTOCHECKPOINT_PAGES = 16_384;
 
@@ -207,7 +210,7 @@ export class PlacesRepo {
       // The insert trigger's work (one stale-cell insert per place: a sixth of an insert's
       // cost) is done once per batch instead: the trigger is off for this transaction only,
       // so every other writer, and this one after a crash, still has it.
-      const insertTrigger = this.insertTriggerSql();
+      const insertTrigger = places.length >= TRIGGER_OFF_FROM ? this.insertTriggerSql() : null;
       if (insertTrigger) this.db.exec(`DROP TRIGGER ${INSERT_TRIGGER}`);
       const insertedCells: number[] = [];
       const result: BatchResult = { added: 0, updated: 0, unchanged: 0 };

@@ -322,6 +322,30 @@ describe("your own CSV and NDJSON lists", () => {
     expect(service.stats().sources[0]).toMatchObject({ status: "complete", place_count: 25 });
   });
 
+  test("Ctrl-C is heard between batches also where the reader does no I/O (a PBF's ways, placed after its last pass)", async () => {
+    const total = (await createTestInstance().services.placesImport.importFile(liechtensteinPbf())).total;
+    const instance = createTestInstance();
+    const service = instance.services.placesImport;
+    const controller = new AbortController();
+    let armed = false;
+    await expect(
+      service.importFile(liechtensteinPbf(), {
+        batchSize: 10,
+        signal: controller.signal,
+        onProgress: (p) => {
+          // Near the end, among the ways: the abort comes from the event loop, as a SIGINT handler's does.
+          if (!armed && p.places >= total - 30) {
+            armed = true;
+            setImmediate(() => controller.abort());
+          }
+        },
+      }),
+    ).rejects.toThrow(/abort/i);
+    const [failed] = service.stats().sources;
+    expect(failed).toMatchObject({ status: "failed" });
+    expect(failed!.place_count).toBeLessThan(total);
+  });
+
   test("unknown formats and missing files are refused before anything is written", async () => {
     const instance = createTestInstance();
     const file = join(tempDir(), "places.xlsx");

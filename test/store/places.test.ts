@@ -42,14 +42,17 @@ describe("places repository (write side)", () => {
     const before = triggerSql();
     expect(before).toMatch(/AFTER INSERT ON places/);
     db.exec("DELETE FROM place_cells_stale");
-    const points = [[47.14, 9.52], [47.14, 9.521], [46.2, 6.15], [-33.9, 151.2]] as const;
+    // A batch as large as an import's (small ones keep the trigger on), in four cells.
+    const corners = [[47.14, 9.52], [47.14, 9.521], [46.2, 6.15], [-33.9, 151.2]] as const;
+    const points = Array.from({ length: 600 }, (_, i) => corners[i % 4]!);
     repo.upsertBatch(s.id, points.map(([lat, lng], i) => place(`p${i}`, { lat, lng })), "t");
     const stale = () => db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell").pluck().all();
     expect(stale()).toEqual([...new Set(points.map(([lat, lng]) => cellOf(lat, lng)))].sort((a, b) => a - b));
     expect(triggerSql()).toBe(before);
     // A batch that fails half-way rolls back with its places, and the trigger is still there.
     db.exec("DELETE FROM place_cells_stale");
-    expect(() => repo.upsertBatch(s.id, [place("q1", { lat: 10, lng: 10 }), place("q2", { name: null as unknown as string })], "t")).toThrow(/NOT NULL/);
+    const failing = [...points.map(([lat, lng], i) => place(`q${i}`, { lat, lng })), place("q-last", { name: null as unknown as string })];
+    expect(() => repo.upsertBatch(s.id, failing, "t")).toThrow(/NOT NULL/);
     expect(triggerSql()).toBe(before);
     expect(stale()).toEqual([]);
     expect(db.prepare("SELECT count(*) FROM places WHERE place_id LIKE 'q%'").pluck().get()).toBe(0);
