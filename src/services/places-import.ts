@@ -43,6 +43,11 @@ export interface ImportProgress {
   read?: ReadProgress;
   /** Seconds the current pass needs at its rate so far; null until known. */
   passEtaSeconds: number | null;
+  /**
+   * Set once every place is written, for the steps after: packing the search index of the
+   * cells the import touched (a minute at country scale), then the geocoder's localities.
+   */
+  finishing?: { step: "search index"; cells: number } | { step: "localities" };
 }
 
 export interface ImportSummary {
@@ -226,13 +231,13 @@ export class PlacesImportService {
     let lastRead: ReadProgress | undefined;
     let passStarted = started;
     let lastReadReport = 0;
-    const report = () => {
+    const report = (finishing?: ImportProgress["finishing"]) => {
       if (!options.onProgress) return;
       const now = performance.now();
       const passSeconds = (now - passStarted) / 1000;
       const passEtaSeconds = lastRead && lastRead.bytes > 0 && passSeconds > 0 ? (passSeconds * (lastRead.totalBytes - lastRead.bytes)) / lastRead.bytes : null;
       const placesPerSecond = read / Math.max((now - started) / 1000, 1e-3);
-      options.onProgress({ file: name, places: read, skipped: skippedTotal, placesPerSecond, read: lastRead, passEtaSeconds });
+      options.onProgress({ file: name, places: read, skipped: skippedTotal, placesPerSecond, read: lastRead, passEtaSeconds, ...(finishing && { finishing }) });
     };
     const onRead = (progress: ReadProgress) => {
       if (progress.pass !== lastRead?.pass) passStarted = performance.now();
@@ -295,7 +300,9 @@ export class PlacesImportService {
       const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
       removed += completed.removed;
       placeCount = completed.placeCount;
+      if (options.onProgress) report({ step: "search index", cells: this.postings.staleCount() });
       this.postings.refresh();
+      report({ step: "localities" });
       this.localities.replaceNamedPlaces(source.id, namedPlaces);
       this.localities.rebuild();
     } finally {

@@ -152,8 +152,20 @@ describe("importing into the places index", () => {
     }
     expect(reports.at(-1)!.places).toBeLessThanOrEqual(summary.total);
     expect(reports.every((r) => r.placesPerSecond >= 0 && (r.passEtaSeconds === null || r.passEtaSeconds >= 0))).toBe(true);
-    const line = progressLine({ ...withBytes.at(-1)!, read: { pass: 1, bytes: 120e6, totalBytes: 4e9 }, places: 12_000, placesPerSecond: 5300.4, skipped: 2, passEtaSeconds: 725 });
+    const line = progressLine({ ...withBytes.at(-1)!, finishing: undefined, read: { pass: 1, bytes: 120e6, totalBytes: 4e9 }, places: 12_000, placesPerSecond: 5300.4, skipped: 2, passEtaSeconds: 725 });
     expect(line).toBe("liechtenstein-2026-03-29.osm.pbf: 120/4,000 MB (3 %, businesses), 12,000 places at 5,300/s, 2 skipped, ~12 min left in this pass");
+    // Once every place is written: packing the cells it touched, then the localities, each said before it starts.
+    const finishing = reports.filter((r) => r.finishing);
+    expect(finishing.map((r) => r.finishing!.step)).toEqual(["search index", "localities"]);
+    expect(reports.slice(-2)).toEqual(finishing);
+    const cells = (finishing[0]!.finishing as { cells: number }).cells;
+    expect(cells).toBeGreaterThan(10);
+    expect(cells).toBeLessThanOrEqual(summary.total);
+    expect(finishing.every((r) => r.places === summary.total)).toBe(true);
+    expect(progressLine({ ...finishing[0]!, places: 1_981_521, finishing: { step: "search index", cells: 212_345 } })).toBe(
+      "liechtenstein-2026-03-29.osm.pbf: 1,981,521 places written; packing the search index (212,345 grid cells)…",
+    );
+    expect(progressLine(finishing[1]!)).toBe(`liechtenstein-2026-03-29.osm.pbf: ${summary.total.toLocaleString("en")} places written; rebuilding the localities…`);
   });
 
   test("re-importing an unchanged file reads nothing (its fingerprint matches); a changed file, another --bbox or --replace read it again", async () => {
