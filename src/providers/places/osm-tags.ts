@@ -8,14 +8,14 @@ import {
   cleanPhone,
   cleanSocial,
   cleanText,
-  cleanWebsite,
   addressLine,
   coordinatesAddress,
   socialsOrNull,
-  socialNetworkOf,
+  socialNetworkOfDomain,
+  websiteWithDomain,
 } from "../../core/lead-values.js";
 import type { ImportItem, NamedPlaceKind, PlaceRecord } from "./place-record.js";
-import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
+import { BUSINESS_KEYS, isInfrastructure, osmTagTerms, QUALIFIER_KEYS } from "./place-tags.js";
 import { isBlank } from "../../core/text.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
@@ -131,7 +131,8 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   const name = cleanText(tags.name ?? tags.brand, BOUNDS.name);
   if (!name) return { kind: "skip", reason: "unnamed" };
 
-  let website = cleanWebsite(first(tags, WEBSITE_KEYS));
+  const checked = websiteWithDomain(first(tags, WEBSITE_KEYS));
+  let website = checked?.href ?? null;
   const socials: Socials = {};
   for (const [network, socialKeys] of SOCIAL_KEYS) {
     const value = cleanSocial(network, first(tags, socialKeys));
@@ -139,7 +140,7 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   }
   // A "website" that is a Facebook or Instagram page is a social profile, not a site.
   if (website) {
-    const network = socialNetworkOf(website);
+    const network = socialNetworkOfDomain(checked!.domain);
     if (network) {
       socials[network] ??= cleanSocial(network, website) ?? undefined;
       if (socials[network] === undefined) delete socials[network];
@@ -151,7 +152,7 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   const postcode = cleanText(tags["addr:postcode"], 20);
   const city = cleanText(tags["addr:city"], 100);
   const country = cleanCountry(tags["addr:country"]);
-  const categories = cleanCategories(osmCategoryLabels(tags, keys));
+  const { categories, terms, cuisine } = categoryFieldsOf(tags, keys);
   return {
     kind: "unplaced",
     place: {
@@ -169,14 +170,54 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
       socials: socialsOrNull(socials),
       rating: null,
       categories,
-      tags: osmTagTerms(tags),
-      cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
+      tags: terms,
+      cuisine,
       brand: cleanText(tags.brand),
       description: cleanText(tags.description, BOUNDS.description),
       openingHours: cleanText(tags.opening_hours, BOUNDS.openingHours),
       provenance: null,
     },
   };
+}
+
+/** The tags a place's category fields depend on, and nothing else. */
+const CATEGORY_KEYS: readonly string[] = [...BUSINESS_KEYS, ...QUALIFIER_KEYS];
+
+interface CategoryFields {
+  /** Frozen (shared by every place with these values; a place's fields are never changed in place). */
+  categories: string[];
+  terms: string[];
+  cuisine: string | null;
+}
+
+/**
+ * Category fields by the exact values of CATEGORY_KEYS: a pure function of few distinct
+ * inputs (a country's two million businesses have a few thousand combinations of
+ * `amenity=restaurant` + `cuisine=pizza`), each worked out once instead of per place.
+ * The arrays are shared between places, so frozen. Emptied when it grows large (a file
+ * of unusual values), which only costs the work again.
+ */
+const categoryMemo = new Map<string, CategoryFields>();
+const CATEGORY_MEMO_LIMIT = 50_000;
+
+function categoryFieldsOf(tags: Record<string, string>, keys: string[]): CategoryFields {
+  // Each value with its length in front: no two different sets of values make the same key.
+  let memoKey = "";
+  for (const key of CATEGORY_KEYS) {
+    const value = tags[key];
+    memoKey += value === undefined ? "-" : `${value.length}:${value}`;
+  }
+  let fields = categoryMemo.get(memoKey);
+  if (fields === undefined) {
+    if (categoryMemo.size >= CATEGORY_MEMO_LIMIT) categoryMemo.clear();
+    fields = {
+      categories: Object.freeze(cleanCategories(osmCategoryLabels(tags, keys))) as string[],
+      terms: Object.freeze(osmTagTerms(tags)) as string[],
+      cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
+    };
+    categoryMemo.set(memoKey, fields);
+  }
+  return fields;
 }
 
 /** An unplaced place at its point (the fields in the order `osmElementToItem` always gave them). */
