@@ -1,7 +1,7 @@
-import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason, osmUnplacedItem, placeAt } from "../osm-tags.js";
+import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason, osmUnplacedItem } from "../osm-tags.js";
 import { insideBox, type BoundingBox } from "../../../core/geo.js";
 import type { ImportItem, NamedPlaceKind } from "../place-record.js";
-import { decodeUnplaced, encodeUnplaced } from "./import-item-codec.js";
+import { decodeUnplacedAt, encodeUnplaced } from "./import-item-codec.js";
 import { NodePositions, sharedSortedIds } from "./node-positions.js";
 import type { RelationMember } from "./pbf-tagged-elements.js";
 
@@ -193,7 +193,7 @@ export class OsmElementCollector {
         continue;
       }
       if (!insideBox(this.bbox, point.lat, point.lng)) yield { kind: "skip", reason: "outside bbox" };
-      else yield { kind: "place", place: placeAt(decodeUnplaced(area.what.business), point.lat, point.lng) };
+      else yield { kind: "place", place: decodeUnplacedAt(area.what.business, point.lat, point.lng) };
     }
     this.pending.length = 0;
     this.memberWays.clear();

@@ -65,7 +65,8 @@ export class OsmPbfImporter implements PlaceImporter {
           const what = "business" in area.what ? { business: places[area.what.business]! } : area.what;
           collector.keep({ ...area, what, refs: area.type === "way" ? refs.subarray(area.refs[0], area.refs[1]) : area.refs });
         }
-        if (items.length > 0) yield decodeItems(items);
+        const decoded = decodeItems(items);
+        if (decoded.length > 0) yield decoded;
       }
       if (collector.pendingCount === 0) return;
       if (collector.needsMemberWays) {

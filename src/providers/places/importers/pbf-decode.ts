@@ -2,7 +2,8 @@ import type { BoundingBox } from "../../../core/geo.js";
 import { isAppError } from "../../../core/errors.js";
 import { KEPT_TAG_KEYS } from "../osm-tags.js";
 import type { ImportItem } from "../place-record.js";
-import { encodeItems } from "./import-item-codec.js";
+import { Doubles } from "./doubles.js";
+import { encodeItems, type EncodedItems } from "./import-item-codec.js";
 import { isPendingArea, osmNodeItem, osmRelationArea, osmWayArea, type PendingArea } from "./osm-elements.js";
 import { decodeBlob, readNodeCoordinates } from "./pbf-blocks.js";
 import { readTaggedElements, readWayRefs } from "./pbf-tagged-elements.js";
@@ -37,7 +38,7 @@ export type EncodedArea = Omit<PendingArea, "refs" | "what"> & { refs: number[];
 export interface TaggedBlock {
   pass: 1;
   /** The block's items in element order (`encodeItems`). */
-  items: string;
+  items: EncodedItems;
   /** JSON of its areas (`EncodedArea[]`), and their places (`encodeUnplaced`). */
   areas: string;
   places: string[];
@@ -68,7 +69,7 @@ const KEPT_KEYS: ReadonlySet<string> = new Set(KEPT_TAG_KEYS);
 /** The buffers of a result, to move rather than copy. */
 export function transferables(result: PbfResult | PbfFailure): ArrayBuffer[] {
   if ("error" in result) return [];
-  const views = result.pass === 1 ? [result.refs] : result.pass === 2 ? [result.ids, result.ends, result.refs] : [result.index, result.lat, result.lng];
+  const views = result.pass === 1 ? [result.refs, result.items.numbers] : result.pass === 2 ? [result.ids, result.ends, result.refs] : [result.index, result.lat, result.lng];
   return views.map((view) => view.buffer as ArrayBuffer);
 }
 
@@ -80,24 +81,6 @@ export function decodePbfTask(task: PbfTask): PbfResult | PbfFailure {
     return nodePositionsBlock(data, task.wanted);
   } catch (err) {
     return { error: { message: err instanceof Error ? err.message : String(err), code: isAppError(err) ? err.code : undefined } };
-  }
-}
-
-/** A growable Float64Array. */
-class Doubles {
-  values = new Float64Array(1024);
-  length = 0;
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Float64Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-  /** The values in an array of their own (a transferable buffer of the right size). */
-  done(): Float64Array {
-    return this.values.slice(0, this.length);
   }
 }
 
