@@ -172,8 +172,12 @@ export function cleanSocial(network: keyof Socials, value: unknown): string | nu
 
 /** Socials with at least one member, else null (the Lead shape). */
 export function socialsOrNull(socials: Socials): Socials | null {
-  const entries = Object.entries(socials).filter(([, v]) => typeof v === "string" && v !== "");
-  return entries.length ? (Object.fromEntries(entries) as Socials) : null;
+  // A loop, not entries/filter/fromEntries: called for every place an import reads.
+  let kept: Socials | null = null;
+  for (const [network, url] of Object.entries(socials)) {
+    if (typeof url === "string" && url !== "") (kept ??= {})[network as keyof Socials] = url;
+  }
+  return kept;
 }
 
 /** Socials of any source (an object keyed by network) cleaned network by network; null when none is left. */

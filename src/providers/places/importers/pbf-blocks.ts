@@ -81,6 +81,12 @@ export class ProtoReader {
     this.pos = end;
     return out;
   }
+  /** Past a length-delimited field, without a view of it (skipped fields are most of a block's). */
+  private skipBytes(): void {
+    const length = this.varint();
+    if (this.pos + length > this.end) throw new Error("truncated field");
+    this.pos += length;
+  }
   /** A length-delimited field as a sub-reader over the same buffer (no copy). */
   sub(): ProtoReader {
     const length = this.varint();
@@ -98,7 +104,7 @@ export class ProtoReader {
   skip(wireType: number): void {
     if (wireType === 0) this.varint();
     else if (wireType === 1) this.pos += 8;
-    else if (wireType === 2) this.bytes();
+    else if (wireType === 2) this.skipBytes();
     else if (wireType === 5) this.pos += 4;
     else throw new Error(`unsupported wire type ${wireType}`);
   }
