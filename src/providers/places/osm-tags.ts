@@ -89,6 +89,14 @@ export const KEPT_TAG_KEYS = [
   "addr:housenumber", "addr:street", "addr:place", "addr:postcode", "addr:city", "addr:country", "addr:full",
 ];
 
+/**
+ * The keys of which an element needs at least one to be anything to the importers: a
+ * business key, or `place`/`boundary` for a named place (`osmNamedPlaceKind`). An element
+ * with kept tags but none of these (an address on a building, a named street) maps to
+ * nothing, so the PBF decoder drops it before building its tags.
+ */
+export const MAPPED_ELEMENT_KEYS: readonly string[] = [...BUSINESS_KEYS, "place", "boundary"];
+
 /** The first of `keys` with a value that is not blank. */
 function first(tags: Record<string, string>, keys: readonly string[]): string | undefined {
   for (const key of keys) {

@@ -1,6 +1,6 @@
 import type { BoundingBox } from "../../../core/geo.js";
 import { isAppError } from "../../../core/errors.js";
-import { KEPT_TAG_KEYS } from "../osm-tags.js";
+import { KEPT_TAG_KEYS, MAPPED_ELEMENT_KEYS } from "../osm-tags.js";
 import type { ImportItem } from "../place-record.js";
 import { Doubles } from "./doubles.js";
 import { encodeItems, type EncodedItems } from "./import-item-codec.js";
@@ -65,6 +65,7 @@ export type PbfResult = TaggedBlock | WayRefsBlock | NodePositionsBlock;
 export type PbfFailure = { error: { message: string; code?: string } };
 
 const KEPT_KEYS: ReadonlySet<string> = new Set(KEPT_TAG_KEYS);
+const MAPPED_KEYS: ReadonlySet<string> = new Set(MAPPED_ELEMENT_KEYS);
 
 /** The buffers of a result, to move rather than copy. */
 export function transferables(result: PbfResult | PbfFailure): ArrayBuffer[] {
@@ -103,7 +104,7 @@ function taggedBlock(data: Buffer, bbox: BoundingBox | undefined): TaggedBlock {
     node: (id, lat, lng, tags) => keep(osmNodeItem(id, lat, lng, tags, bbox)),
     way: (id, tags, wayRefs) => keep(osmWayArea(id, wayRefs, tags)),
     relation: (id, tags, members) => keep(osmRelationArea(id, members, tags)),
-  });
+  }, MAPPED_KEYS);
   return { pass: 1, items: encodeItems(items), areas: JSON.stringify(areas), places, refs: refs.done() };
 }
 
