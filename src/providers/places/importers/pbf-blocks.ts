@@ -190,12 +190,15 @@ export async function* readPbfBlocks(path: string, fileName: string, signal?: Ab
 /**
  * The blocks of a PBF file as `readPbfBlocks` reads them, but data blocks still compressed:
  * the decoding threads inflate them (inflating is a good part of a block's cost). Each
- * blob owns its memory, so it can be moved to another thread without a copy.
+ * blob owns its memory, so it can be moved to another thread without a copy. With
+ * `wanted`, a data block it refuses (by its index among the data blocks, from 0) is
+ * passed over unread and not yielded: a later pass that knows which blocks hold what.
  */
-export async function* readPbfBlobs(path: string, fileName: string, signal?: AbortSignal): AsyncGenerator<PbfBlob> {
+export async function* readPbfBlobs(path: string, fileName: string, signal?: AbortSignal, wanted?: (dataIndex: number) => boolean): AsyncGenerator<PbfBlob> {
   const handle = await open(path, "r");
   try {
     let position = 0;
+    let dataIndex = 0;
     const lengthBuf = Buffer.alloc(4);
     for (;;) {
       signal?.throwIfAborted();
@@ -218,6 +221,10 @@ export async function* readPbfBlobs(path: string, fileName: string, signal?: Abo
       }
       if (blobHeader.dataSize < 0 || blobHeader.dataSize > MAX_BLOB) {
         throw badRequest(`${fileName} is not an OSM PBF file (bad block size at byte ${position})`);
+      }
+      if (blobHeader.type === "OSMData" && wanted && !wanted(dataIndex++)) {
+        position += 4 + headerLength + blobHeader.dataSize;
+        continue;
       }
       const blobBuf = Buffer.alloc(blobHeader.dataSize);
       if ((await handle.read(blobBuf, 0, blobHeader.dataSize, position + 4 + headerLength)).bytesRead < blobHeader.dataSize) {

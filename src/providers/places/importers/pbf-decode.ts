@@ -43,6 +43,8 @@ export interface TaggedBlock {
   areas: string;
   places: string[];
   refs: Float64Array;
+  /** What kinds of element the block holds (`BLOCK_HOLDS` bits). */
+  holds: number;
 }
 export interface WayRefsBlock {
   pass: 2;
@@ -100,12 +102,12 @@ function taggedBlock(data: Buffer, bbox: BoundingBox | undefined): TaggedBlock {
       areas.push({ ...result, what, refs: [start, refs.length] });
     } else areas.push({ ...result, what, refs: result.refs as number[] });
   };
-  readTaggedElements(data, KEPT_KEYS, {
+  const holds = readTaggedElements(data, KEPT_KEYS, {
     node: (id, lat, lng, tags) => keep(osmNodeItem(id, lat, lng, tags, bbox)),
     way: (id, tags, wayRefs) => keep(osmWayArea(id, wayRefs, tags)),
     relation: (id, tags, members) => keep(osmRelationArea(id, members, tags)),
   }, MAPPED_KEYS);
-  return { pass: 1, items: encodeItems(items), areas: JSON.stringify(areas), places, refs: refs.done() };
+  return { pass: 1, items: encodeItems(items), areas: JSON.stringify(areas), places, refs: refs.done(), holds };
 }
 
 /** The index of `id` in ascending `ids`, or -1. */

@@ -139,15 +139,21 @@ function keptTags(pairs: TagPairs, keys: readonly number[], vals: readonly numbe
   return pairs.tags();
 }
 
+/** What a block holds (`readTaggedElements`' answer, bits): a later pass reads only the blocks with what it looks for. */
+export const BLOCK_HOLDS = { nodes: 1, ways: 2, relations: 4 } as const;
+
 /**
  * `wantedKeys` (among `keptKeys`): when given, only elements with at least one of them are
- * reported (the others cost no tags object).
+ * reported (the others cost no tags object). Returns which kinds of element the block
+ * holds, tagged or not (`BLOCK_HOLDS` bits).
  */
-export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>, sink: TaggedElementSink, wantedKeys?: ReadonlySet<string>): void {
+export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>, sink: TaggedElementSink, wantedKeys?: ReadonlySet<string>): number {
   const frame = readPrimitiveBlockFrame(block);
   const pairs = new TagPairs(new StringTable(block, frame.strings, keptKeys, wantedKeys));
+  let holds = 0;
   for (const group of frame.groups) {
     group.fields((field, wireType) => {
+      holds |= field === 1 || field === 2 ? BLOCK_HOLDS.nodes : field === 3 ? BLOCK_HOLDS.ways : field === 4 ? BLOCK_HOLDS.relations : 0;
       if (wireType !== 2) return false;
       if (field === 2) readDenseNodes(group.sub(), pairs, frame, sink);
       else if (field === 1) readNode(group.sub(), pairs, frame, sink);
@@ -157,6 +163,7 @@ export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>,
       return true;
     });
   }
+  return holds;
 }
 
 function readDenseNodes(dense: ProtoReader, pairs: TagPairs, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
