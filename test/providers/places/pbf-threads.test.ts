@@ -57,6 +57,20 @@ describe("the PBF importer's decoding threads", () => {
     expect(places).toBeGreaterThan(5000);
   }, 120_000);
 
+  test("the member-ways and node passes read only the blocks that hold ways and nodes (what pass 1 learnt), each once", async () => {
+    const blocks: Record<number, number[]> = { 1: [], 2: [], 3: [] };
+    for await (const _ of new OsmPbfImporter(liechtensteinPbf(), { threads: 2 }).readBatches({ onRead: ({ pass, bytes }) => blocks[pass]!.push(bytes) })) void _;
+    // Liechtenstein's 52 data blocks: ways are in a few of them, nodes in most.
+    expect(blocks[1]!.length).toBeGreaterThan(40);
+    expect(blocks[2]!.length).toBeGreaterThan(0);
+    expect(blocks[2]!.length).toBeLessThan(blocks[1]!.length / 4);
+    expect(blocks[3]!.length).toBeLessThan(blocks[1]!.length);
+    for (const pass of [2, 3]) {
+      expect(new Set(blocks[pass]).size).toBe(blocks[pass]!.length);
+      for (const end of blocks[pass]!) expect(blocks[1]).toContain(end);
+    }
+  });
+
   test("a block a thread cannot read fails the import with the same error class and message as inline", async () => {
     const file = join(tempDir(), "lz4-2024-01-01.osm.pbf");
     const varint = (n: number) => Buffer.from(n < 128 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
