@@ -202,28 +202,37 @@ interface CategoryFields {
  * Category fields by the exact values of CATEGORY_KEYS: a pure function of few distinct
  * inputs (a country's two million businesses have a few thousand combinations of
  * `amenity=restaurant` + `cuisine=pizza`), each worked out once instead of per place.
- * The arrays are shared between places, so frozen. Emptied when it grows large (a file
- * of unusual values), which only costs the work again.
+ * A trie of Maps, one level per key, by the value itself (or undefined): a string's hash
+ * is computed once and kept by V8, where a key made by joining the values costs a new
+ * string and its hash per place. The arrays are shared between places, so frozen.
+ * Emptied when it grows large (a file of unusual values), which only costs the work again.
  */
-const categoryMemo = new Map<string, CategoryFields>();
+type CategoryTrie = Map<string | undefined, CategoryTrie | CategoryFields>;
+let categoryMemo: CategoryTrie = new Map();
+let categoryMemoSize = 0;
 const CATEGORY_MEMO_LIMIT = 50_000;
 
 function categoryFieldsOf(tags: Record<string, string>, keys: string[]): CategoryFields {
-  // Each value with its length in front: no two different sets of values make the same key.
-  let memoKey = "";
-  for (const key of CATEGORY_KEYS) {
-    const value = tags[key];
-    memoKey += value === undefined ? "-" : `${value.length}:${value}`;
+  let node = categoryMemo;
+  const last = CATEGORY_KEYS.length - 1;
+  for (let i = 0; i < last; i++) {
+    const value = tags[CATEGORY_KEYS[i]!];
+    let next = node.get(value) as CategoryTrie | undefined;
+    if (next === undefined) node.set(value, (next = new Map()));
+    node = next;
   }
-  let fields = categoryMemo.get(memoKey);
+  const value = tags[CATEGORY_KEYS[last]!];
+  let fields = node.get(value) as CategoryFields | undefined;
   if (fields === undefined) {
-    if (categoryMemo.size >= CATEGORY_MEMO_LIMIT) categoryMemo.clear();
     fields = {
       categories: Object.freeze(cleanCategories(osmCategoryLabels(tags, keys))) as string[],
       terms: Object.freeze(osmTagTerms(tags)) as string[],
       cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
     };
-    categoryMemo.set(memoKey, fields);
+    if (++categoryMemoSize > CATEGORY_MEMO_LIMIT) {
+      categoryMemo = new Map();
+      categoryMemoSize = 0;
+    } else node.set(value, fields);
   }
   return fields;
 }
