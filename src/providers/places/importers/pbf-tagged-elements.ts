@@ -123,6 +123,12 @@ class TagPairs {
     if (state === KeyState.Wanted) this.wanted = true;
   }
 
+  /** Whether any of the first `length` key indexes is a kept key. */
+  anyKept(keys: readonly number[], length: number): boolean {
+    for (let i = 0; i < length; i++) if (this.strings.keyState(keys[i]!) !== KeyState.Dropped) return true;
+    return false;
+  }
+
   /** The kept tags (later duplicates win), or undefined when no wanted key is among them. */
   tags(): Record<string, string> | undefined {
     if (!this.wanted) return undefined;
@@ -219,22 +225,46 @@ function readNode(node: ProtoReader, pairs: TagPairs, frame: PrimitiveBlockFrame
   if (tags) sink.node(id, frame.latitude(lat), frame.longitude(lon), tags);
 }
 
+/** Numbers reused element after element (a block has thousands of ways): only `length` of `values` count. */
+class Scratch {
+  readonly values: number[] = [];
+  length = 0;
+  push(value: number): void {
+    this.values[this.length++] = value;
+  }
+}
+const wayKeys = new Scratch();
+const wayVals = new Scratch();
+
+/** Values of a repeated unsigned field, packed or not, appended to `out` (`readRepeated` without an array per element). */
+function readUnsigned(part: ProtoReader | number, out: Scratch): void {
+  if (typeof part === "number") out.push(part);
+  else while (!part.done) out.push(part.varint());
+}
+
 function readWay(way: ProtoReader, pairs: TagPairs, sink: TaggedElementSink): void {
   let id = 0;
-  const keys: number[] = [];
-  const vals: number[] = [];
-  // Where the refs are (packed: a sub-reader; unpacked: the value), decoded only if asked.
+  wayKeys.length = 0;
+  // Where the values and refs are (packed: a sub-reader; unpacked: the value), decoded only
+  // if needed: most ways (buildings, roads) have no kept key, and their values are never read.
+  const valParts: Array<ProtoReader | number> = [];
   const refParts: Array<ProtoReader | number> = [];
   way.fields((f, w) => {
     if (f === 1 && w === 0) id = way.varint();
-    else if (f === 2) readRepeated(way, w, false, keys);
-    else if (f === 3) readRepeated(way, w, false, vals);
+    else if (f === 2 && (w === 2 || w === 0)) readUnsigned(w === 2 ? way.sub() : way.varint(), wayKeys);
+    else if (f === 3 && w === 2) valParts.push(way.sub());
+    else if (f === 3 && w === 0) valParts.push(way.varint());
     else if (f === 8 && w === 2) refParts.push(way.sub());
     else if (f === 8 && w === 0) refParts.push(way.svarint());
     else return false;
     return true;
   });
-  const tags = keptTags(pairs, keys, vals);
+  if (!pairs.anyKept(wayKeys.values, wayKeys.length)) return;
+  wayVals.length = 0;
+  for (const part of valParts) readUnsigned(part, wayVals);
+  pairs.reset();
+  for (let i = 0; i < wayKeys.length; i++) pairs.add(wayKeys.values[i]!, i < wayVals.length ? wayVals.values[i] : undefined);
+  const tags = pairs.tags();
   if (!tags) return;
   sink.way(id, tags, () => decodeRefs(refParts));
 }
