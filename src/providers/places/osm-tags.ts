@@ -143,7 +143,8 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   let website = checked?.href ?? null;
   const socials: Socials = {};
   for (const [network, socialKeys] of SOCIAL_KEYS) {
-    const value = cleanSocial(network, first(tags, socialKeys));
+    const raw = first(tags, socialKeys);
+    const value = raw === undefined ? null : cleanSocial(network, raw);
     if (value) socials[network] = value;
   }
   // A "website" that is a Facebook or Instagram page is a social profile, not a site.
