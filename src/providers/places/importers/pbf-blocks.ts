@@ -125,9 +125,14 @@ const COMPRESSION_FIELDS: Record<number, string> = { 4: "lzma", 5: "bzip2", 6: "
 export function decodeBlob(blob: Buffer, fileName: string): Buffer {
   let raw: Buffer | null = null;
   let zlib: Buffer | null = null;
+  let rawSize = 0;
   let unsupported: string | null = null;
   const reader = new ProtoReader(blob);
   reader.fields((field, wireType) => {
+    if (field === 2 && wireType === 0) {
+      rawSize = reader.varint();
+      return true;
+    }
     if (wireType !== 2) return false;
     if (field === 1) raw = reader.bytes();
     else if (field === 3) zlib = reader.bytes();
@@ -138,7 +143,9 @@ export function decodeBlob(blob: Buffer, fileName: string): Buffer {
     return true;
   });
   if (raw) return raw;
-  if (zlib) return inflateSync(zlib);
+  // Inflated into one buffer of the size the block declares (capped by the format's limit):
+  // by default zlib fills 16 KB chunks and then copies them into one.
+  if (zlib) return inflateSync(zlib, { chunkSize: Math.min(Math.max(rawSize, 1024), MAX_BLOB) });
   if (unsupported) {
     throw badRequest(
       `${fileName} uses ${unsupported}-compressed PBF blocks, which this importer cannot read (only zlib, as in Geofabrik extracts). ` +
