@@ -131,12 +131,12 @@ export function socialNetworkOf(url: string): keyof Socials | null {
 
 /** Which network a registrable domain ("facebook.com") belongs to. */
 export function socialNetworkOfDomain(domain: string | null): keyof Socials | null {
-  if (!domain) return null;
-  for (const [network, { hosts }] of Object.entries(SOCIAL_HOSTS)) {
-    if (hosts.includes(domain)) return network as keyof Socials;
-  }
-  return null;
+  return (domain && NETWORK_OF_DOMAIN.get(domain)) || null;
 }
+
+const NETWORK_OF_DOMAIN: ReadonlyMap<string, keyof Socials> = new Map(
+  (Object.entries(SOCIAL_HOSTS) as Array<[keyof Socials, { hosts: string[] }]>).flatMap(([network, { hosts }]) => hosts.map((host) => [host, network] as const)),
+);
 
 /**
  * A profile link for `network`: a full URL on that network's domain, or a bare handle
