@@ -35,7 +35,7 @@ const microsPerItem = (f) => {
 const ways = {
   "structured clone": [(b) => serialize(b), (s) => deserialize(s)],
   JSON: [(b) => JSON.stringify(b), (s) => JSON.parse(s)],
-  "token string (import-item-codec)": [(b) => encodeItems(b), (s) => decodeItems(s)],
+  "strings + numbers (import-item-codec)": [(b) => encodeItems(b), (s) => decodeItems(s)],
 };
 const figures = {};
 for (let round = 0; round < Number(args.rounds); round++) {
