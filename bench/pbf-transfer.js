@@ -1,6 +1,6 @@
 // What it costs to hand the PBF importer's items from a decoding thread to the reading
 // thread, per item, each way: V8's structured clone (what postMessage does with objects),
-// a JSON string, and the NUL-joined token string of import-item-codec.ts (what the
+// a JSON string, and import-item-codec.ts's NUL-joined strings beside a Float64Array (what the
 // importer sends). The receiving side is the one that matters: it is the thread that
 // also writes the database. Ratios against the structured clone, measured in the same run.
 //
@@ -35,7 +35,7 @@ const microsPerItem = (f) => {
 const ways = {
   "structured clone": [(b) => serialize(b), (s) => deserialize(s)],
   JSON: [(b) => JSON.stringify(b), (s) => JSON.parse(s)],
-  "token string (import-item-codec)": [(b) => encodeItems(b), (s) => decodeItems(s)],
+  "strings + numbers (import-item-codec)": [(b) => encodeItems(b), (s) => decodeItems(s)],
 };
 const figures = {};
 for (let round = 0; round < Number(args.rounds); round++) {
@@ -44,7 +44,7 @@ for (let round = 0; round < Number(args.rounds); round++) {
     const [received] = microsPerItem(() => wire.map(receive));
     (figures[name] ??= { send: [], receive: [], bytes: 0 }).send.push(sent);
     figures[name].receive.push(received);
-    figures[name].bytes = wire.reduce((n, w) => n + (typeof w === "string" ? w.length : w.byteLength), 0) / items;
+    figures[name].bytes = wire.reduce((n, w) => n + (typeof w === "string" ? w.length : w.text !== undefined ? w.text.length + w.numbers.byteLength : w.byteLength), 0) / items;
   }
 }
 const base = figures["structured clone"];

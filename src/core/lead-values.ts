@@ -49,6 +49,15 @@ export function cleanText(value: unknown, max: number = BOUNDS.short): string | 
  * credentials, ≤ 2048.
  */
 export function cleanWebsite(value: unknown): string | null {
+  return websiteWithDomain(value)?.href ?? null;
+}
+
+/**
+ * `cleanWebsite`, with the registrable domain it was checked against (null for an IP
+ * address): what `socialNetworkOfDomain` needs, so that an importer asking "is this
+ * website a social profile?" parses the URL once instead of twice.
+ */
+export function websiteWithDomain(value: unknown): { href: string; domain: string | null } | null {
   let raw = firstOf(value);
   if (!raw) return null;
   raw = raw.replace(/\s+/g, "");
@@ -64,7 +73,7 @@ export function cleanWebsite(value: unknown): string | null {
   const host = parseDomain(url.hostname);
   if (!host.isIp && (!host.domain || !host.isIcann)) return null;
   const href = url.href;
-  return href.length <= BOUNDS.website ? href : null;
+  return href.length <= BOUNDS.website ? { href, domain: host.domain } : null;
 }
 
 /** The website's host, lower case, without a trailing dot or a leading `www.` (the Lead `domain` field). */
@@ -114,15 +123,20 @@ const SOCIAL_HOSTS: Record<keyof Socials, { hosts: string[]; base: string }> = {
 /** Which network a profile URL belongs to, by its registrable domain. */
 export function socialNetworkOf(url: string): keyof Socials | null {
   try {
-    const domain = parseDomain(new URL(url).hostname).domain;
-    for (const [network, { hosts }] of Object.entries(SOCIAL_HOSTS)) {
-      if (domain && hosts.includes(domain)) return network as keyof Socials;
-    }
+    return socialNetworkOfDomain(parseDomain(new URL(url).hostname).domain);
   } catch {
-    // not a URL
+    return null; // not a URL
   }
-  return null;
 }
+
+/** Which network a registrable domain ("facebook.com") belongs to. */
+export function socialNetworkOfDomain(domain: string | null): keyof Socials | null {
+  return (domain && NETWORK_OF_DOMAIN.get(domain)) || null;
+}
+
+const NETWORK_OF_DOMAIN: ReadonlyMap<string, keyof Socials> = new Map(
+  (Object.entries(SOCIAL_HOSTS) as Array<[keyof Socials, { hosts: string[] }]>).flatMap(([network, { hosts }]) => hosts.map((host) => [host, network] as const)),
+);
 
 /**
  * A profile link for `network`: a full URL on that network's domain, or a bare handle
@@ -158,8 +172,12 @@ export function cleanSocial(network: keyof Socials, value: unknown): string | nu
 
 /** Socials with at least one member, else null (the Lead shape). */
 export function socialsOrNull(socials: Socials): Socials | null {
-  const entries = Object.entries(socials).filter(([, v]) => typeof v === "string" && v !== "");
-  return entries.length ? (Object.fromEntries(entries) as Socials) : null;
+  // A loop, not entries/filter/fromEntries: called for every place an import reads.
+  let kept: Socials | null = null;
+  for (const [network, url] of Object.entries(socials)) {
+    if (typeof url === "string" && url !== "") (kept ??= {})[network as keyof Socials] = url;
+  }
+  return kept;
 }
 
 /** Socials of any source (an object keyed by network) cleaned network by network; null when none is left. */
@@ -232,14 +250,18 @@ export interface AddressParts {
  * coordinates then (`coordinatesAddress`).
  */
 export function addressLine(parts: AddressParts): string | null {
-  const streetLine = parts.full ?? [parts.street, parts.housenumber].filter(Boolean).join(" ");
-  const cityLine = [parts.postcode, parts.city].filter(Boolean).join(" ");
-  const lines = [streetLine, cityLine].filter((s) => s !== "");
-  if (lines.length === 0 || (lines.length === 1 && !parts.city && !parts.postcode && parts.country)) {
-    if (parts.country) lines.push(parts.country);
-  }
-  const address = lines.join(", ");
+  // String joins rather than arrays: an import makes this line for millions of places.
+  const streetLine = parts.full ?? joinPresent(parts.street, parts.housenumber, " ");
+  let address = joinPresent(streetLine, joinPresent(parts.postcode, parts.city, " "), ", ");
+  // The country only where no city line says where it is.
+  if (!parts.city && !parts.postcode) address = joinPresent(address, parts.country, ", ");
   return address !== "" ? capLength(address, BOUNDS.address) : null;
+}
+
+/** `[a, b].filter(Boolean).join(separator)`. */
+function joinPresent(a: string | null | undefined, b: string | null | undefined, separator: string): string {
+  if (!a) return b || "";
+  return b ? a + separator + b : a;
 }
 
 /** The address of a place that has nothing but its point. */

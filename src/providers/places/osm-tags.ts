@@ -8,14 +8,14 @@ import {
   cleanPhone,
   cleanSocial,
   cleanText,
-  cleanWebsite,
   addressLine,
   coordinatesAddress,
   socialsOrNull,
-  socialNetworkOf,
+  socialNetworkOfDomain,
+  websiteWithDomain,
 } from "../../core/lead-values.js";
 import type { ImportItem, NamedPlaceKind, PlaceRecord } from "./place-record.js";
-import { BUSINESS_KEYS, isInfrastructure, osmTagTerms } from "./place-tags.js";
+import { BUSINESS_KEYS, isInfrastructure, osmTagTerms, QUALIFIER_KEYS } from "./place-tags.js";
 import { isBlank } from "../../core/text.js";
 
 /** The business keys present on an element, or [] if none (or only infrastructure). */
@@ -89,6 +89,14 @@ export const KEPT_TAG_KEYS = [
   "addr:housenumber", "addr:street", "addr:place", "addr:postcode", "addr:city", "addr:country", "addr:full",
 ];
 
+/**
+ * The keys of which an element needs at least one to be anything to the importers: a
+ * business key, or `place`/`boundary` for a named place (`osmNamedPlaceKind`). An element
+ * with kept tags but none of these (an address on a building, a named street) maps to
+ * nothing, so the PBF decoder drops it before building its tags.
+ */
+export const MAPPED_ELEMENT_KEYS: readonly string[] = [...BUSINESS_KEYS, "place", "boundary"];
+
 /** The first of `keys` with a value that is not blank. */
 function first(tags: Record<string, string>, keys: readonly string[]): string | undefined {
   for (const key of keys) {
@@ -131,15 +139,17 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   const name = cleanText(tags.name ?? tags.brand, BOUNDS.name);
   if (!name) return { kind: "skip", reason: "unnamed" };
 
-  let website = cleanWebsite(first(tags, WEBSITE_KEYS));
+  const checked = websiteWithDomain(first(tags, WEBSITE_KEYS));
+  let website = checked?.href ?? null;
   const socials: Socials = {};
   for (const [network, socialKeys] of SOCIAL_KEYS) {
-    const value = cleanSocial(network, first(tags, socialKeys));
+    const raw = first(tags, socialKeys);
+    const value = raw === undefined ? null : cleanSocial(network, raw);
     if (value) socials[network] = value;
   }
   // A "website" that is a Facebook or Instagram page is a social profile, not a site.
   if (website) {
-    const network = socialNetworkOf(website);
+    const network = socialNetworkOfDomain(checked!.domain);
     if (network) {
       socials[network] ??= cleanSocial(network, website) ?? undefined;
       if (socials[network] === undefined) delete socials[network];
@@ -151,7 +161,7 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
   const postcode = cleanText(tags["addr:postcode"], 20);
   const city = cleanText(tags["addr:city"], 100);
   const country = cleanCountry(tags["addr:country"]);
-  const categories = cleanCategories(osmCategoryLabels(tags, keys));
+  const { categories, terms, cuisine } = categoryFieldsOf(tags, keys);
   return {
     kind: "unplaced",
     place: {
@@ -169,14 +179,63 @@ export function osmUnplacedItem(type: "node" | "way" | "relation", id: number, t
       socials: socialsOrNull(socials),
       rating: null,
       categories,
-      tags: osmTagTerms(tags),
-      cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
+      tags: terms,
+      cuisine,
       brand: cleanText(tags.brand),
       description: cleanText(tags.description, BOUNDS.description),
       openingHours: cleanText(tags.opening_hours, BOUNDS.openingHours),
       provenance: null,
     },
   };
+}
+
+/** The tags a place's category fields depend on, and nothing else. */
+const CATEGORY_KEYS: readonly string[] = [...BUSINESS_KEYS, ...QUALIFIER_KEYS];
+
+interface CategoryFields {
+  /** Frozen (shared by every place with these values; a place's fields are never changed in place). */
+  categories: string[];
+  terms: string[];
+  cuisine: string | null;
+}
+
+/**
+ * Category fields by the exact values of CATEGORY_KEYS: a pure function of few distinct
+ * inputs (a country's two million businesses have a few thousand combinations of
+ * `amenity=restaurant` + `cuisine=pizza`), each worked out once instead of per place.
+ * A trie of Maps, one level per key, by the value itself (or undefined): a string's hash
+ * is computed once and kept by V8, where a key made by joining the values costs a new
+ * string and its hash per place. The arrays are shared between places, so frozen.
+ * Emptied when it grows large (a file of unusual values), which only costs the work again.
+ */
+type CategoryTrie = Map<string | undefined, CategoryTrie | CategoryFields>;
+let categoryMemo: CategoryTrie = new Map();
+let categoryMemoSize = 0;
+const CATEGORY_MEMO_LIMIT = 50_000;
+
+function categoryFieldsOf(tags: Record<string, string>, keys: string[]): CategoryFields {
+  let node = categoryMemo;
+  const last = CATEGORY_KEYS.length - 1;
+  for (let i = 0; i < last; i++) {
+    const value = tags[CATEGORY_KEYS[i]!];
+    let next = node.get(value) as CategoryTrie | undefined;
+    if (next === undefined) node.set(value, (next = new Map()));
+    node = next;
+  }
+  const value = tags[CATEGORY_KEYS[last]!];
+  let fields = node.get(value) as CategoryFields | undefined;
+  if (fields === undefined) {
+    fields = {
+      categories: Object.freeze(cleanCategories(osmCategoryLabels(tags, keys))) as string[],
+      terms: Object.freeze(osmTagTerms(tags)) as string[],
+      cuisine: cleanText(tags.cuisine?.replace(/;/g, "; ").replace(/_/g, " ")),
+    };
+    if (++categoryMemoSize > CATEGORY_MEMO_LIMIT) {
+      categoryMemo = new Map();
+      categoryMemoSize = 0;
+    } else node.set(value, fields);
+  }
+  return fields;
 }
 
 /** An unplaced place at its point (the fields in the order `osmElementToItem` always gave them). */

@@ -8,7 +8,8 @@ import { parse as parsePrimitiveBlock } from "osm-pbf-parser-node";
 import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
 import { readNodeCoordinates, readPbfBlocks } from "../../../src/providers/places/importers/pbf-blocks.js";
 import { readTaggedElements } from "../../../src/providers/places/importers/pbf-tagged-elements.js";
-import { KEPT_TAG_KEYS } from "../../../src/providers/places/osm-tags.js";
+import { KEPT_TAG_KEYS, MAPPED_ELEMENT_KEYS } from "../../../src/providers/places/osm-tags.js";
+import { osmNodeItem, osmRelationArea, osmWayArea } from "../../../src/providers/places/importers/osm-elements.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import { tempDir } from "../../helpers/data-dir.js";
 import { collectImport, helsinkiPbf, liechtensteinPbf, londonPbf, monacoPbf, munichPbf, near } from "../../helpers/places-data.js";
@@ -47,13 +48,18 @@ function libraryTaggedElements(data: Buffer) {
     .map((e) => (e.type === "node" ? { type: "node", id: e.id, lat: e.lat, lon: e.lon, tags: e.tags } : { type: "way", id: e.id, tags: e.tags, refs: e.refs }));
 }
 
-/** The same through our first-pass decoder. */
-function ourTaggedElements(data: Buffer) {
+/** The same through our first-pass decoder (only elements with one of `wantedKeys` when given). */
+function ourTaggedElements(data: Buffer, wantedKeys?: ReadonlySet<string>) {
   const out: unknown[] = [];
-  readTaggedElements(data, new Set(KEPT_TAG_KEYS), {
-    node: (id, lat, lon, tags) => out.push({ type: "node", id, lat, lon, tags }),
-    way: (id, tags, refs) => out.push({ type: "way", id, tags, refs: refs() }),
-  });
+  readTaggedElements(
+    data,
+    new Set(KEPT_TAG_KEYS),
+    {
+      node: (id, lat, lon, tags) => out.push({ type: "node", id, lat, lon, tags }),
+      way: (id, tags, refs) => out.push({ type: "way", id, tags, refs: refs() }),
+    },
+    wantedKeys,
+  );
   return out;
 }
 
@@ -186,6 +192,28 @@ describe("OSM PBF importer", () => {
       }
     }
     expect(compared).toBeGreaterThan(20_000);
+  }, 60_000);
+
+  test("with MAPPED_ELEMENT_KEYS the decoder drops exactly the elements the mapping makes nothing of (kept tags, none of those keys)", async () => {
+    const mapped = new Set(MAPPED_ELEMENT_KEYS);
+    let dropped = 0;
+    let reported = 0;
+    for (const file of [liechtensteinPbf(), monacoPbf(), londonPbf()]) {
+      for await (const block of readPbfBlocks(file, file)) {
+        if (block.type !== "OSMData") continue;
+        const all = libraryTaggedElements(block.data) as Array<{ type: string; id: number; tags: Record<string, string> }>;
+        const wanted = all.filter((e) => Object.keys(e.tags).some((k) => mapped.has(k)));
+        expect(ourTaggedElements(block.data, mapped)).toEqual(wanted);
+        reported += wanted.length;
+        for (const e of all.filter((x) => !wanted.includes(x))) {
+          dropped++;
+          expect(e.type === "node" ? osmNodeItem(e.id, 47, 9, e.tags, undefined) : osmWayArea(e.id, () => [1, 2], e.tags)).toBeNull();
+          expect(osmRelationArea(e.id, () => [], { ...e.tags, type: "multipolygon" })).toBeNull();
+        }
+      }
+    }
+    expect(dropped).toBeGreaterThan(1000);
+    expect(reported).toBeGreaterThan(1000);
   }, 60_000);
 
   test("the first-pass decoder reads plain (non-dense) nodes, unpacked repeated fields, another granularity and negative offsets as the library does", () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { isAppError } from "../../../src/core/errors.js";
-import { decodeItems, decodeUnplaced, encodeItems, encodeUnplaced } from "../../../src/providers/places/importers/import-item-codec.js";
+import { decodeItems, decodeUnplacedAt, encodeItems, encodeUnplaced } from "../../../src/providers/places/importers/import-item-codec.js";
 import { OsmElementCollector } from "../../../src/providers/places/importers/osm-elements.js";
 import { OsmPbfImporter } from "../../../src/providers/places/importers/osm-pbf.js";
 import { KEPT_TAG_KEYS, osmUnplacedItem, placeAt } from "../../../src/providers/places/osm-tags.js";
@@ -56,6 +56,20 @@ describe("the PBF importer's decoding threads", () => {
     // Ways and relations among them (placed at their nodes' centroid after the last pass).
     expect(places).toBeGreaterThan(5000);
   }, 120_000);
+
+  test("the member-ways and node passes read only the blocks that hold ways and nodes (what pass 1 learnt), each once", async () => {
+    const blocks: Record<number, number[]> = { 1: [], 2: [], 3: [] };
+    for await (const _ of new OsmPbfImporter(liechtensteinPbf(), { threads: 2 }).readBatches({ onRead: ({ pass, bytes }) => blocks[pass]!.push(bytes) })) void _;
+    // Liechtenstein's 52 data blocks: ways are in a few of them, nodes in most.
+    expect(blocks[1]!.length).toBeGreaterThan(40);
+    expect(blocks[2]!.length).toBeGreaterThan(0);
+    expect(blocks[2]!.length).toBeLessThan(blocks[1]!.length / 4);
+    expect(blocks[3]!.length).toBeLessThan(blocks[1]!.length);
+    for (const pass of [2, 3]) {
+      expect(new Set(blocks[pass]).size).toBe(blocks[pass]!.length);
+      for (const end of blocks[pass]!) expect(blocks[1]).toContain(end);
+    }
+  });
 
   test("a block a thread cannot read fails the import with the same error class and message as inline", async () => {
     const file = join(tempDir(), "lz4-2024-01-01.osm.pbf");
@@ -114,17 +128,24 @@ describe("import-item-codec", () => {
       { kind: "locality", locality: { id: "osm:node:1", name: "\u0001", kind: "city", lat: 1.5, lng: -0 } },
     ];
     const encoded = encodeItems(items);
-    expect(encoded.startsWith("J")).toBe(true);
+    expect(encoded.text.startsWith("J")).toBe(true);
+    expect(encoded.numbers.length).toBe(0);
     expect(decodeItems(encoded)).toEqual(JSON.parse(JSON.stringify(items)));
     // Without the NUL and the lone \u0001: tokens, and -0 stays -0.
     const clean = items.slice(0, 3).map((i) => (i.kind === "place" ? { ...i, place: { ...i.place, name: "Bäckerei Nul" } } : i));
     const tokens = encodeItems(clean);
-    expect(tokens.startsWith("J")).toBe(false);
+    expect(tokens.numbers.length).toBeGreaterThan(0);
     const back = decodeItems(tokens);
     expect(back).toEqual(clean);
     expect(Object.is((back[0] as Extract<ImportItem, { kind: "place" }>).place.lat, -0)).toBe(true);
     expect(Object.keys((back[0] as Extract<ImportItem, { kind: "place" }>).place.socials!)).toEqual(["facebook", "instagram"]);
-    expect(decodeUnplaced(encodeUnplaced(unplaced.place))).toEqual(unplaced.place);
-    expect(decodeUnplaced(encodeUnplaced({ ...unplaced.place, name: "plain" }))).toEqual({ ...unplaced.place, name: "plain" });
+    // An unplaced place comes back at its point as placeAt makes it (address from the point when its tags gave none).
+    const atPoint = (p: typeof unplaced.place) => JSON.stringify(decodeUnplacedAt(encodeUnplaced(p), 47.1, -0));
+    expect(atPoint(unplaced.place)).toBe(JSON.stringify(placeAt(unplaced.place, 47.1, -0)));
+    const plain = { ...unplaced.place, name: "plain" };
+    expect(atPoint(plain)).toBe(JSON.stringify(placeAt(plain, 47.1, -0)));
+    const addressed = { ...plain, address: "Main St 1", rating: 4.5, tags: undefined, socials: null, cuisine: "pizza" };
+    expect(atPoint(addressed)).toBe(JSON.stringify(placeAt(addressed, 47.1, -0)));
+    expect(decodeUnplacedAt(encodeUnplaced(addressed), 47.1, -0).tags).toBeUndefined();
   });
 });

@@ -94,10 +94,21 @@ export class NodePositions {
 
   /** A node's position, or undefined when it was not asked for or not found (outside a clipped extract). */
   get(id: number): { lat: number; lng: number } | undefined {
+    const at = this.indexOfKnown(id);
+    return at < 0 ? undefined : { lat: this.lat[at]!, lng: this.lng[at]! };
+  }
+
+  /** Where a node's position is (`latAt`, `lngAt`: no object per node), or -1 as `get` gives undefined. */
+  indexOfKnown(id: number): number {
     this.seal();
     const lo = this.lowerBound(id);
-    if (lo >= this.count || this.ids[lo] !== id || Number.isNaN(this.lat[lo]!)) return undefined;
-    return { lat: this.lat[lo]!, lng: this.lng[lo]! };
+    return lo >= this.count || this.ids[lo] !== id || Number.isNaN(this.lat[lo]!) ? -1 : lo;
+  }
+  latAt(index: number): number {
+    return this.lat[index]!;
+  }
+  lngAt(index: number): number {
+    return this.lng[index]!;
   }
 }
 

@@ -1,7 +1,7 @@
-import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason, osmUnplacedItem, placeAt } from "../osm-tags.js";
+import { hasBusinessTag, isAreaRelation, osmElementToItem, osmNamedPlaceKind, osmSkipReason, osmUnplacedItem } from "../osm-tags.js";
 import { insideBox, type BoundingBox } from "../../../core/geo.js";
 import type { ImportItem, NamedPlaceKind } from "../place-record.js";
-import { decodeUnplaced, encodeUnplaced } from "./import-item-codec.js";
+import { decodeUnplacedAt, encodeUnplaced } from "./import-item-codec.js";
 import { NodePositions, sharedSortedIds } from "./node-positions.js";
 import type { RelationMember } from "./pbf-tagged-elements.js";
 
@@ -193,7 +193,7 @@ export class OsmElementCollector {
         continue;
       }
       if (!insideBox(this.bbox, point.lat, point.lng)) yield { kind: "skip", reason: "outside bbox" };
-      else yield { kind: "place", place: placeAt(decodeUnplaced(area.what.business), point.lat, point.lng) };
+      else yield { kind: "place", place: decodeUnplacedAt(area.what.business, point.lat, point.lng) };
     }
     this.pending.length = 0;
     this.memberWays.clear();
@@ -210,13 +210,27 @@ export class OsmElementCollector {
     let lat = 0;
     let lng = 0;
     let n = 0;
-    for (const ref of new Set(nodes)) {
-      const coords = this.neededNodes.get(ref);
-      if (!coords) continue; // outside a clipped extract
-      lat += coords.lat;
-      lng += coords.lng;
+    // Each distinct node once, summed in the order of first sight (the same doubles as
+    // ever). A way of a few dozen nodes (most: a closed ring repeats its first) is checked
+    // against the nodes before it; a long one through a Set.
+    const seen = nodes.length > 64 ? new Set<number>() : null;
+    for (let i = 0; i < nodes.length; i++) {
+      const ref = nodes[i]!;
+      if (seen ? seen.has(ref) : seenBefore(nodes, i)) continue;
+      seen?.add(ref);
+      const at = this.neededNodes.indexOfKnown(ref);
+      if (at < 0) continue; // outside a clipped extract
+      lat += this.neededNodes.latAt(at);
+      lng += this.neededNodes.lngAt(at);
       n++;
     }
     return n === 0 ? undefined : { lat: lat / n, lng: lng / n };
   }
+}
+
+/** Whether `nodes[i]` is also at an index before `i`. */
+function seenBefore(nodes: ArrayLike<number>, i: number): boolean {
+  const ref = nodes[i];
+  for (let j = 0; j < i; j++) if (nodes[j] === ref) return true;
+  return false;
 }

@@ -7,6 +7,7 @@ import { decodeItems } from "./import-item-codec.js";
 import { readPbfBlobs, type PbfBlob } from "./pbf-blocks.js";
 import type { EncodedArea, NodePositionsBlock, PbfTask, TaggedBlock, WayRefsBlock } from "./pbf-decode.js";
 import { decodeInOrder, PbfDecoderThreads } from "./pbf-decoder-threads.js";
+import { BLOCK_HOLDS } from "./pbf-tagged-elements.js";
 
 export interface OsmPbfOptions {
   /** Decoding threads (default `PbfDecoderThreads.defaultCount()`: one per core, at most 4; 0 decodes inline). */
@@ -47,9 +48,14 @@ export class OsmPbfImporter implements PlaceImporter {
     // is ~100 KB compressed: memory stays a few MB.
     const window = Math.max(2, threads.count * 4);
     const read = (pass: number, block: { end: number }) => options.onRead?.({ pass, bytes: block.end, totalBytes });
-    // Each pass: the file's blocks, each data block's result in file order.
-    const pass = (task: (blob: Buffer) => PbfTask) =>
-      decodeInOrder(readPbfBlobs(this.path, fileName, options.signal), (block: PbfBlob) => (block.type === "OSMData" ? threads.run(task(block.blob)) : null), window);
+    // Each pass: the file's blocks (after the first, only those holding what it looks for), each data block's result in file order.
+    const pass = (task: (blob: Buffer) => PbfTask, wanted?: (dataIndex: number) => boolean) =>
+      decodeInOrder(readPbfBlobs(this.path, fileName, options.signal, wanted), (block: PbfBlob) => (block.type === "OSMData" ? threads.run(task(block.blob)) : null), window);
+    // What each data block holds (BLOCK_HOLDS bits), learnt in the first pass: the member-ways
+    // pass reads only blocks with ways, the node pass only blocks with nodes (each skips
+    // most of the file unread and uninflated; the blocks left out hold nothing it wants).
+    const holds: number[] = [];
+    const holding = (what: number) => (dataIndex: number) => ((holds[dataIndex] ?? ~0) & what) !== 0;
     try {
       let sortedByType = false;
       for await (const [block, result] of pass((blob) => ({ pass: 1, blob, fileName, bbox: options.bbox }))) {
@@ -61,16 +67,18 @@ export class OsmPbfImporter implements PlaceImporter {
           continue;
         }
         const { items, areas, places, refs } = result as TaggedBlock;
+        holds.push((result as TaggedBlock).holds);
         for (const area of JSON.parse(areas) as EncodedArea[]) {
           const what = "business" in area.what ? { business: places[area.what.business]! } : area.what;
           collector.keep({ ...area, what, refs: area.type === "way" ? refs.subarray(area.refs[0], area.refs[1]) : area.refs });
         }
-        if (items.length > 0) yield decodeItems(items);
+        const decoded = decodeItems(items);
+        if (decoded.length > 0) yield decoded;
       }
       if (collector.pendingCount === 0) return;
       if (collector.needsMemberWays) {
         const wanted = collector.wantedWays();
-        for await (const [block, result] of pass((blob) => ({ pass: 2, blob, fileName, wanted }))) {
+        for await (const [block, result] of pass((blob) => ({ pass: 2, blob, fileName, wanted }), holding(BLOCK_HOLDS.ways))) {
           read(2, block);
           if (result === null) continue;
           const { ids, ends, refs, sawRelations } = result as WayRefsBlock;
@@ -82,7 +90,7 @@ export class OsmPbfImporter implements PlaceImporter {
         }
       }
       const wanted = collector.wantedNodes();
-      for await (const [block, result] of pass((blob) => ({ pass: 3, blob, fileName, wanted }))) {
+      for await (const [block, result] of pass((blob) => ({ pass: 3, blob, fileName, wanted }), holding(BLOCK_HOLDS.nodes))) {
         read(3, block);
         if (result === null) continue;
         const { index, lat, lng, sawNonNodes } = result as NodePositionsBlock;

@@ -81,6 +81,12 @@ export class ProtoReader {
     this.pos = end;
     return out;
   }
+  /** Past a length-delimited field, without a view of it (skipped fields are most of a block's). */
+  private skipBytes(): void {
+    const length = this.varint();
+    if (this.pos + length > this.end) throw new Error("truncated field");
+    this.pos += length;
+  }
   /** A length-delimited field as a sub-reader over the same buffer (no copy). */
   sub(): ProtoReader {
     const length = this.varint();
@@ -98,7 +104,7 @@ export class ProtoReader {
   skip(wireType: number): void {
     if (wireType === 0) this.varint();
     else if (wireType === 1) this.pos += 8;
-    else if (wireType === 2) this.bytes();
+    else if (wireType === 2) this.skipBytes();
     else if (wireType === 5) this.pos += 4;
     else throw new Error(`unsupported wire type ${wireType}`);
   }
@@ -119,9 +125,14 @@ const COMPRESSION_FIELDS: Record<number, string> = { 4: "lzma", 5: "bzip2", 6: "
 export function decodeBlob(blob: Buffer, fileName: string): Buffer {
   let raw: Buffer | null = null;
   let zlib: Buffer | null = null;
+  let rawSize = 0;
   let unsupported: string | null = null;
   const reader = new ProtoReader(blob);
   reader.fields((field, wireType) => {
+    if (field === 2 && wireType === 0) {
+      rawSize = reader.varint();
+      return true;
+    }
     if (wireType !== 2) return false;
     if (field === 1) raw = reader.bytes();
     else if (field === 3) zlib = reader.bytes();
@@ -132,7 +143,9 @@ export function decodeBlob(blob: Buffer, fileName: string): Buffer {
     return true;
   });
   if (raw) return raw;
-  if (zlib) return inflateSync(zlib);
+  // Inflated into one buffer of the size the block declares (capped by the format's limit):
+  // by default zlib fills 16 KB chunks and then copies them into one.
+  if (zlib) return inflateSync(zlib, { chunkSize: Math.min(Math.max(rawSize, 1024), MAX_BLOB) });
   if (unsupported) {
     throw badRequest(
       `${fileName} uses ${unsupported}-compressed PBF blocks, which this importer cannot read (only zlib, as in Geofabrik extracts). ` +
@@ -184,12 +197,15 @@ export async function* readPbfBlocks(path: string, fileName: string, signal?: Ab
 /**
  * The blocks of a PBF file as `readPbfBlocks` reads them, but data blocks still compressed:
  * the decoding threads inflate them (inflating is a good part of a block's cost). Each
- * blob owns its memory, so it can be moved to another thread without a copy.
+ * blob owns its memory, so it can be moved to another thread without a copy. With
+ * `wanted`, a data block it refuses (by its index among the data blocks, from 0) is
+ * passed over unread and not yielded: a later pass that knows which blocks hold what.
  */
-export async function* readPbfBlobs(path: string, fileName: string, signal?: AbortSignal): AsyncGenerator<PbfBlob> {
+export async function* readPbfBlobs(path: string, fileName: string, signal?: AbortSignal, wanted?: (dataIndex: number) => boolean): AsyncGenerator<PbfBlob> {
   const handle = await open(path, "r");
   try {
     let position = 0;
+    let dataIndex = 0;
     const lengthBuf = Buffer.alloc(4);
     for (;;) {
       signal?.throwIfAborted();
@@ -212,6 +228,10 @@ export async function* readPbfBlobs(path: string, fileName: string, signal?: Abo
       }
       if (blobHeader.dataSize < 0 || blobHeader.dataSize > MAX_BLOB) {
         throw badRequest(`${fileName} is not an OSM PBF file (bad block size at byte ${position})`);
+      }
+      if (blobHeader.type === "OSMData" && wanted && !wanted(dataIndex++)) {
+        position += 4 + headerLength + blobHeader.dataSize;
+        continue;
       }
       const blobBuf = Buffer.alloc(blobHeader.dataSize);
       if ((await handle.read(blobBuf, 0, blobHeader.dataSize, position + 4 + headerLength)).bytesRead < blobHeader.dataSize) {

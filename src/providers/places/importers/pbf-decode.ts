@@ -1,8 +1,9 @@
 import type { BoundingBox } from "../../../core/geo.js";
 import { isAppError } from "../../../core/errors.js";
-import { KEPT_TAG_KEYS } from "../osm-tags.js";
+import { KEPT_TAG_KEYS, MAPPED_ELEMENT_KEYS } from "../osm-tags.js";
 import type { ImportItem } from "../place-record.js";
-import { encodeItems } from "./import-item-codec.js";
+import { Doubles } from "./doubles.js";
+import { encodeItems, type EncodedItems } from "./import-item-codec.js";
 import { isPendingArea, osmNodeItem, osmRelationArea, osmWayArea, type PendingArea } from "./osm-elements.js";
 import { decodeBlob, readNodeCoordinates } from "./pbf-blocks.js";
 import { readTaggedElements, readWayRefs } from "./pbf-tagged-elements.js";
@@ -37,11 +38,13 @@ export type EncodedArea = Omit<PendingArea, "refs" | "what"> & { refs: number[];
 export interface TaggedBlock {
   pass: 1;
   /** The block's items in element order (`encodeItems`). */
-  items: string;
+  items: EncodedItems;
   /** JSON of its areas (`EncodedArea[]`), and their places (`encodeUnplaced`). */
   areas: string;
   places: string[];
   refs: Float64Array;
+  /** What kinds of element the block holds (`BLOCK_HOLDS` bits). */
+  holds: number;
 }
 export interface WayRefsBlock {
   pass: 2;
@@ -64,11 +67,12 @@ export type PbfResult = TaggedBlock | WayRefsBlock | NodePositionsBlock;
 export type PbfFailure = { error: { message: string; code?: string } };
 
 const KEPT_KEYS: ReadonlySet<string> = new Set(KEPT_TAG_KEYS);
+const MAPPED_KEYS: ReadonlySet<string> = new Set(MAPPED_ELEMENT_KEYS);
 
 /** The buffers of a result, to move rather than copy. */
 export function transferables(result: PbfResult | PbfFailure): ArrayBuffer[] {
   if ("error" in result) return [];
-  const views = result.pass === 1 ? [result.refs] : result.pass === 2 ? [result.ids, result.ends, result.refs] : [result.index, result.lat, result.lng];
+  const views = result.pass === 1 ? [result.refs, result.items.numbers] : result.pass === 2 ? [result.ids, result.ends, result.refs] : [result.index, result.lat, result.lng];
   return views.map((view) => view.buffer as ArrayBuffer);
 }
 
@@ -80,24 +84,6 @@ export function decodePbfTask(task: PbfTask): PbfResult | PbfFailure {
     return nodePositionsBlock(data, task.wanted);
   } catch (err) {
     return { error: { message: err instanceof Error ? err.message : String(err), code: isAppError(err) ? err.code : undefined } };
-  }
-}
-
-/** A growable Float64Array. */
-class Doubles {
-  values = new Float64Array(1024);
-  length = 0;
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Float64Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-  /** The values in an array of their own (a transferable buffer of the right size). */
-  done(): Float64Array {
-    return this.values.slice(0, this.length);
   }
 }
 
@@ -116,12 +102,12 @@ function taggedBlock(data: Buffer, bbox: BoundingBox | undefined): TaggedBlock {
       areas.push({ ...result, what, refs: [start, refs.length] });
     } else areas.push({ ...result, what, refs: result.refs as number[] });
   };
-  readTaggedElements(data, KEPT_KEYS, {
+  const holds = readTaggedElements(data, KEPT_KEYS, {
     node: (id, lat, lng, tags) => keep(osmNodeItem(id, lat, lng, tags, bbox)),
     way: (id, tags, wayRefs) => keep(osmWayArea(id, wayRefs, tags)),
     relation: (id, tags, members) => keep(osmRelationArea(id, members, tags)),
-  });
-  return { pass: 1, items: encodeItems(items), areas: JSON.stringify(areas), places, refs: refs.done() };
+  }, MAPPED_KEYS);
+  return { pass: 1, items: encodeItems(items), areas: JSON.stringify(areas), places, refs: refs.done(), holds };
 }
 
 /** The index of `id` in ascending `ids`, or -1. */

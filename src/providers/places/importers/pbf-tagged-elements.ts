@@ -32,18 +32,26 @@ export interface TaggedElementSink {
   relation?(id: number, tags: Record<string, string>, members: () => RelationMember[]): void;
 }
 
+/** What a string is as a tag key: not checked yet, not kept, kept, or kept and one that makes an element worth reporting. */
+const enum KeyState {
+  Unknown = 0,
+  Dropped = 1,
+  Kept = 2,
+  Wanted = 3,
+}
+
 /** A block's string table, decoded lazily (most strings are never needed). */
 class StringTable {
   private readonly decoded: (string | undefined)[] = [];
-  /** Per string: 0 not yet checked, 1 a kept key, 2 not. */
-  private readonly kept: Int8Array;
+  private readonly states: Uint8Array;
 
   constructor(
     private readonly buf: Buffer,
     private readonly ranges: ReadonlyArray<readonly [number, number]>,
     private readonly keptKeys: ReadonlySet<string>,
+    private readonly wantedKeys: ReadonlySet<string> | undefined,
   ) {
-    this.kept = new Int8Array(ranges.length);
+    this.states = new Uint8Array(ranges.length);
   }
 
   get(index: number): string {
@@ -57,11 +65,15 @@ class StringTable {
     return value;
   }
 
-  isKeptKey(index: number): boolean {
-    let state = this.kept[index];
+  keyState(index: number): KeyState {
+    let state: KeyState | undefined = this.states[index];
     if (state === undefined) throw new Error(`string index ${index} outside the block's string table`);
-    if (state === 0) this.kept[index] = state = this.keptKeys.has(this.get(index)) ? 1 : 2;
-    return state === 1;
+    if (state === KeyState.Unknown) {
+      const key = this.get(index);
+      state = !this.keptKeys.has(key) ? KeyState.Dropped : !this.wantedKeys || this.wantedKeys.has(key) ? KeyState.Wanted : KeyState.Kept;
+      this.states[index] = state;
+    }
+    return state;
   }
 }
 
@@ -84,35 +96,83 @@ function readRepeated(reader: ProtoReader, wireType: number, signed: boolean, ou
   else reader.skip(wireType);
 }
 
-/** Kept tags from parallel key and value string indexes, or undefined when none is kept. */
-function keptTags(strings: StringTable, keys: readonly number[], vals: readonly number[]): Record<string, string> | undefined {
-  let tags: Record<string, string> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    if (!strings.isKeptKey(keys[i]!)) continue;
-    const value = vals[i];
-    if (value === undefined) throw new Error("a tag key without its value");
-    (tags ??= newTags())[strings.get(keys[i]!)] = strings.get(value);
+/**
+ * An element's kept (key, value) string indexes, gathered before any object is made: an
+ * element with kept tags but none of the wanted keys (an address on a building, a named
+ * street: most of them) is dropped without its tags ever being built. Reused element
+ * after element.
+ */
+class TagPairs {
+  private readonly indexes: number[] = [];
+  private length = 0;
+  wanted = false;
+
+  constructor(readonly strings: StringTable) {}
+
+  reset(): void {
+    this.length = 0;
+    this.wanted = false;
   }
-  return tags;
+
+  add(key: number, value: number | undefined): void {
+    const state = this.strings.keyState(key);
+    if (state === KeyState.Dropped) return;
+    if (value === undefined) throw new Error("a tag key without its value");
+    this.indexes[this.length++] = key;
+    this.indexes[this.length++] = value;
+    if (state === KeyState.Wanted) this.wanted = true;
+  }
+
+  /** Whether any of the first `length` key indexes is a kept key. */
+  anyKept(keys: readonly number[], length: number): boolean {
+    for (let i = 0; i < length; i++) if (this.strings.keyState(keys[i]!) !== KeyState.Dropped) return true;
+    return false;
+  }
+
+  /** The kept tags (later duplicates win), or undefined when no wanted key is among them. */
+  tags(): Record<string, string> | undefined {
+    if (!this.wanted) return undefined;
+    const tags = newTags();
+    for (let i = 0; i < this.length; i += 2) tags[this.strings.get(this.indexes[i]!)] = this.strings.get(this.indexes[i + 1]!);
+    return tags;
+  }
 }
 
-export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>, sink: TaggedElementSink): void {
+/** Kept tags from parallel key and value string indexes, or undefined when no wanted key is kept. */
+function keptTags(pairs: TagPairs, keys: readonly number[], vals: readonly number[]): Record<string, string> | undefined {
+  pairs.reset();
+  for (let i = 0; i < keys.length; i++) pairs.add(keys[i]!, vals[i]);
+  return pairs.tags();
+}
+
+/** What a block holds (`readTaggedElements`' answer, bits): a later pass reads only the blocks with what it looks for. */
+export const BLOCK_HOLDS = { nodes: 1, ways: 2, relations: 4 } as const;
+
+/**
+ * `wantedKeys` (among `keptKeys`): when given, only elements with at least one of them are
+ * reported (the others cost no tags object). Returns which kinds of element the block
+ * holds, tagged or not (`BLOCK_HOLDS` bits).
+ */
+export function readTaggedElements(block: Buffer, keptKeys: ReadonlySet<string>, sink: TaggedElementSink, wantedKeys?: ReadonlySet<string>): number {
   const frame = readPrimitiveBlockFrame(block);
-  const strings = new StringTable(block, frame.strings, keptKeys);
+  const pairs = new TagPairs(new StringTable(block, frame.strings, keptKeys, wantedKeys));
+  let holds = 0;
   for (const group of frame.groups) {
     group.fields((field, wireType) => {
+      holds |= field === 1 || field === 2 ? BLOCK_HOLDS.nodes : field === 3 ? BLOCK_HOLDS.ways : field === 4 ? BLOCK_HOLDS.relations : 0;
       if (wireType !== 2) return false;
-      if (field === 2) readDenseNodes(group.sub(), strings, frame, sink);
-      else if (field === 1) readNode(group.sub(), strings, frame, sink);
-      else if (field === 3) readWay(group.sub(), strings, sink);
-      else if (field === 4 && sink.relation) readRelation(group.sub(), strings, sink);
+      if (field === 2) readDenseNodes(group.sub(), pairs, frame, sink);
+      else if (field === 1) readNode(group.sub(), pairs, frame, sink);
+      else if (field === 3) readWay(group.sub(), pairs, sink);
+      else if (field === 4 && sink.relation) readRelation(group.sub(), pairs, sink);
       else return false; // relations nobody asked for, changesets
       return true;
     });
   }
+  return holds;
 }
 
-function readDenseNodes(dense: ProtoReader, strings: StringTable, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
+function readDenseNodes(dense: ProtoReader, pairs: TagPairs, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
   let ids: ProtoReader | undefined;
   let lats: ProtoReader | undefined;
   let lons: ProtoReader | undefined;
@@ -136,17 +196,17 @@ function readDenseNodes(dense: ProtoReader, strings: StringTable, frame: Primiti
     lon += lons.svarint();
     if (!keysVals || keysVals.done) continue;
     // This node's (key, value) pairs, up to a 0.
-    let tags: Record<string, string> | undefined;
+    pairs.reset();
     for (let key = keysVals.varint(); key !== 0; key = keysVals.varint()) {
-      const value = keysVals.varint();
-      if (strings.isKeptKey(key)) (tags ??= newTags())[strings.get(key)] = strings.get(value);
+      pairs.add(key, keysVals.varint());
       if (keysVals.done) break;
     }
+    const tags = pairs.tags();
     if (tags) sink.node(id, frame.latitude(lat), frame.longitude(lon), tags);
   }
 }
 
-function readNode(node: ProtoReader, strings: StringTable, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
+function readNode(node: ProtoReader, pairs: TagPairs, frame: PrimitiveBlockFrame, sink: TaggedElementSink): void {
   let id = 0;
   let lat = 0;
   let lon = 0;
@@ -161,26 +221,53 @@ function readNode(node: ProtoReader, strings: StringTable, frame: PrimitiveBlock
     else return false;
     return true;
   });
-  const tags = keptTags(strings, keys, vals);
+  const tags = keptTags(pairs, keys, vals);
   if (tags) sink.node(id, frame.latitude(lat), frame.longitude(lon), tags);
 }
 
-function readWay(way: ProtoReader, strings: StringTable, sink: TaggedElementSink): void {
+/** Numbers reused element after element (a block has thousands of ways): only `length` of `values` count. */
+class Scratch {
+  readonly values: number[] = [];
+  length = 0;
+  push(value: number): void {
+    this.values[this.length++] = value;
+  }
+}
+const wayKeys = new Scratch();
+const wayVals = new Scratch();
+
+/** Values of a repeated unsigned field, packed or not, appended to `out` (`readRepeated` without an array per element). */
+function readUnsigned(part: ProtoReader | number, out: Scratch): void {
+  if (typeof part === "number") out.push(part);
+  else while (!part.done) out.push(part.varint());
+}
+
+function readWay(way: ProtoReader, pairs: TagPairs, sink: TaggedElementSink): void {
   let id = 0;
-  const keys: number[] = [];
-  const vals: number[] = [];
-  // Where the refs are (packed: a sub-reader; unpacked: the value), decoded only if asked.
+  wayKeys.length = 0;
+  // Where the values and refs are (packed: a sub-reader; unpacked: the value), decoded only
+  // if needed: most ways (buildings, roads) have no kept key, and their values are never read.
+  const valParts: Array<ProtoReader | number> = [];
   const refParts: Array<ProtoReader | number> = [];
-  way.fields((f, w) => {
+  // The fields walked here rather than through `fields` and a callback: one closure fewer per way.
+  while (!way.done) {
+    const key = way.varint();
+    const f = Math.floor(key / 8);
+    const w = key & 7;
     if (f === 1 && w === 0) id = way.varint();
-    else if (f === 2) readRepeated(way, w, false, keys);
-    else if (f === 3) readRepeated(way, w, false, vals);
+    else if (f === 2 && (w === 2 || w === 0)) readUnsigned(w === 2 ? way.sub() : way.varint(), wayKeys);
+    else if (f === 3 && w === 2) valParts.push(way.sub());
+    else if (f === 3 && w === 0) valParts.push(way.varint());
     else if (f === 8 && w === 2) refParts.push(way.sub());
     else if (f === 8 && w === 0) refParts.push(way.svarint());
-    else return false;
-    return true;
-  });
-  const tags = keptTags(strings, keys, vals);
+    else way.skip(w);
+  }
+  if (!pairs.anyKept(wayKeys.values, wayKeys.length)) return;
+  wayVals.length = 0;
+  for (const part of valParts) readUnsigned(part, wayVals);
+  pairs.reset();
+  for (let i = 0; i < wayKeys.length; i++) pairs.add(wayKeys.values[i]!, i < wayVals.length ? wayVals.values[i] : undefined);
+  const tags = pairs.tags();
   if (!tags) return;
   sink.way(id, tags, () => decodeRefs(refParts));
 }
@@ -198,7 +285,7 @@ function decodeRefs(refParts: ReadonlyArray<ProtoReader | number>): number[] {
 
 const MEMBER_TYPES = ["node", "way", "relation"] as const;
 
-function readRelation(relation: ProtoReader, strings: StringTable, sink: TaggedElementSink): void {
+function readRelation(relation: ProtoReader, pairs: TagPairs, sink: TaggedElementSink): void {
   let id = 0;
   const keys: number[] = [];
   const vals: number[] = [];
@@ -215,7 +302,7 @@ function readRelation(relation: ProtoReader, strings: StringTable, sink: TaggedE
     else return false;
     return true;
   });
-  const tags = keptTags(strings, keys, vals);
+  const tags = keptTags(pairs, keys, vals);
   if (!tags) return;
   sink.relation!(id, tags, () => {
     const members: RelationMember[] = [];
@@ -223,7 +310,7 @@ function readRelation(relation: ProtoReader, strings: StringTable, sink: TaggedE
     for (let i = 0; i < memids.length; i++) {
       ref += memids[i]!;
       const role = roles[i];
-      members.push({ type: MEMBER_TYPES[types[i] ?? 0] ?? "node", ref, role: role === undefined ? "" : strings.get(role) });
+      members.push({ type: MEMBER_TYPES[types[i] ?? 0] ?? "node", ref, role: role === undefined ? "" : pairs.strings.get(role) });
     }
     return members;
   });
@@ -244,13 +331,15 @@ export function readWayRefs(block: Buffer, wanted: (id: number) => boolean, onWa
       const way = group.sub();
       let id = 0;
       const refParts: Array<ProtoReader | number> = [];
-      way.fields((f, w) => {
+      while (!way.done) {
+        const key = way.varint();
+        const f = Math.floor(key / 8);
+        const w = key & 7;
         if (f === 1 && w === 0) id = way.varint();
         else if (f === 8 && w === 2) refParts.push(way.sub());
         else if (f === 8 && w === 0) refParts.push(way.svarint());
-        else return false;
-        return true;
-      });
+        else way.skip(w);
+      }
       if (wanted(id)) onWay(id, decodeRefs(refParts));
       return true;
     });
