@@ -3,7 +3,9 @@ import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
 import { raisePageCache } from "./page-cache.js";
+import { rowsOfPacked, type CellPostingsByTerm, type CellPostingsRow, type PackedCellPostings } from "./packed-cell-postings.js";
 import { eachTermOf } from "./place-terms.js";
+import { PostingsThreads } from "./postings-threads.js";
 
 /**
  * The lead search's term index (migrations 013, 019 and 021): one row per (word, grid cell)
@@ -36,6 +38,18 @@ const COORDINATE_SCALE = 1e7;
 
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
+
+/**
+ * Cells per chunk of a parallel rebuild: smaller than a serial transaction so that the
+ * threads share the work evenly (dense towns are a few neighbouring chunks).
+ */
+const CELLS_PER_THREAD_CHUNK = 500;
+
+/** Below this many stale cells a parallel rebuild is not worth starting threads for. */
+const PARALLEL_MIN_CELLS = 1_000;
+
+/** Each postings thread's page cache: its reads range over the places table, as a serial rebuild's do. */
+const THREAD_PAGE_CACHE_KIB = 128 * 1024;
 
 /** What a place's postings are made of, in this order: id, position, SEARCH_FIELDS, category tags. */
 const INDEXED_COLUMNS = `id, lat, lng, ${SEARCH_FIELDS.join(", ")}, category_tags`;
@@ -355,18 +369,10 @@ export class PlacePostingsRepo {
   refresh(): number {
     const next = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell LIMIT ?").pluck();
     const postingsOfCells = this.postingsOfCells();
-    const drop = this.db.prepare("DELETE FROM place_postings WHERE cell IN (SELECT value FROM json_each(?))");
-    const insert = this.db.prepare("INSERT INTO place_postings (term, cell, postings) VALUES (?, ?, ?)");
-    const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))");
+    const write = this.chunkWriter();
     const rebuildChunk = this.db.transaction((): number => {
       const cells = next.all(CELLS_PER_TRANSACTION) as number[];
-      if (cells.length === 0) return 0;
-      const cellsJson = JSON.stringify(cells);
-      drop.run(cellsJson);
-      // Written in the table's (term, cell) order: neighbouring rows go to the same pages.
-      const byTerm = postingsOfCells(cells);
-      for (const term of [...byTerm.keys()].sort(compareCodePoints)) for (const [cell, blob] of byTerm.get(term)!) insert.run(term, cell, blob);
-      clear.run(cellsJson);
+      if (cells.length > 0) write(cells, rowsOf(inWriteOrder(postingsOfCells(cells))));
       return cells.length;
     });
     // A rebuild reads places all over the table, one at a time: a page cache of 256 MiB
@@ -386,43 +392,102 @@ export class PlacePostingsRepo {
   }
 
   /**
-   * The postings of some cells (ascending) from their places: per term, its cells in
-   * ascending order with their encoded BLOBs. One statement reads every place of the
-   * cells through `places_by_cell`. Inside migrations 013 and 015 (which call `refresh`
-   * and must keep doing what they did), from the `place_terms` rows that were the index
-   * until migration 019 dropped them.
+   * `refresh` with its CPU work (reading each cell's places, tokenising, encoding) on
+   * threads (`postings-threads.ts`), each with its own read-only connection to the file,
+   * while this connection writes each chunk's rows and clears its cells from the stale list
+   * in one immediate transaction, as `refresh` does. With few stale cells, one core, an
+   * in-memory database or an open transaction (the threads could not see its writes), it is
+   * `refresh`. On abort, the chunks written so far stay written (their cells fresh), the
+   * rest stale, the threads ended; it rejects with the signal's reason.
+   *
+   * Exactness: a thread's BLOBs come from its own read snapshot, which begins after its
+   * chunk is handed over. Each chunk is handed over with the writing connection's view of
+   * what others wrote (`PRAGMA data_version` changes when another connection commits; the
+   * connection's `total_changes()`, less this rebuild's own writes, when anything else
+   * writes through it). Inside the chunk's write transaction (which holds the write lock)
+   * that view is compared again: unchanged, nothing else wrote between the handover and
+   * now, so the snapshot saw exactly the places this connection sees and the BLOBs are
+   * written; changed, the chunk is rebuilt from this connection inside the transaction, as
+   * `refresh` does. Cells marked stale meanwhile are rebuilt by a `refresh` at the end.
+   */
+  async refreshInParallel(options: ParallelRefreshOptions = {}): Promise<number> {
+    const threads = options.threads ?? PostingsThreads.defaultCount();
+    if (threads === 0 || this.db.memory || this.db.inTransaction || this.hasPlaceTerms()) return this.refresh();
+    const cells = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell").pluck().all() as number[];
+    if (cells.length < (options.minCells ?? PARALLEL_MIN_CELLS)) return this.refresh();
+    options.signal?.throwIfAborted();
+    const chunkCells = options.chunkCells ?? CELLS_PER_THREAD_CHUNK;
+    const dataVersion = this.db.prepare("PRAGMA data_version").pluck();
+    const totalChanges = this.db.prepare("SELECT total_changes()").pluck();
+    let ownChanges = 0;
+    const othersWrites = () => `${dataVersion.get() as number}:${(totalChanges.get() as number) - ownChanges}`;
+    const postingsOfCells = this.postingsOfCells();
+    const write = this.chunkWriter();
+    const writeChunk = this.db.transaction((chunk: readonly number[], packed: PackedCellPostings, handedOverAt: string): void => {
+      if (othersWrites() === handedOverAt) write(chunk, rowsOfPacked(packed));
+      else write(chunk, rowsOf(inWriteOrder(postingsOfCells(chunk))));
+    });
+    const pool = new PostingsThreads(this.db.name, threads, THREAD_PAGE_CACHE_KIB);
+    // The writes land all over the (term, cell)-ordered table: its pages stay in memory.
+    const restoreCache = raisePageCache(this.db);
+    // A few chunks per thread under way keep every thread busy while this one writes; they
+    // are written in the order handed over (ascending cells: neighbouring rows together).
+    const window = threads * 2;
+    const underWay: Array<{ chunk: number[]; handedOverAt: string; packed: Promise<PackedCellPostings> }> = [];
+    let next = 0;
+    try {
+      for (;;) {
+        while (underWay.length < window && next < cells.length) {
+          const chunk = cells.slice(next, (next += chunkCells));
+          const handedOverAt = othersWrites();
+          const packed = pool.pack(chunk);
+          // Never an unhandled rejection for a chunk nobody waits for any more.
+          packed.catch(() => {});
+          underWay.push({ chunk, handedOverAt, packed });
+        }
+        const oldest = underWay.shift();
+        if (!oldest) break;
+        const packed = await oldest.packed;
+        options.signal?.throwIfAborted();
+        options.onPacked?.(oldest.chunk);
+        const before = totalChanges.get() as number;
+        writeChunk.immediate(oldest.chunk, packed, oldest.handedOverAt);
+        ownChanges += (totalChanges.get() as number) - before;
+      }
+    } finally {
+      restoreCache();
+      await pool.close();
+    }
+    return cells.length + this.refresh();
+  }
+
+  private hasPlaceTerms(): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() !== undefined;
+  }
+
+  /**
+   * Writes a chunk of cells' rebuilt rows (in write order): the cells' old rows go, the new
+   * ones come, the cells leave the stale list. Called inside the chunk's transaction.
+   */
+  private chunkWriter(): (cells: readonly number[], rows: Iterable<CellPostingsRow>) => void {
+    const drop = this.db.prepare("DELETE FROM place_postings WHERE cell IN (SELECT value FROM json_each(?))");
+    const insert = this.db.prepare("INSERT INTO place_postings (term, cell, postings) VALUES (?, ?, ?)");
+    const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))");
+    return (cells, rows) => {
+      const cellsJson = JSON.stringify(cells);
+      drop.run(cellsJson);
+      for (const [term, cell, blob] of rows) insert.run(term, cell, blob);
+      clear.run(cellsJson);
+    };
+  }
+
+  /**
+   * The postings of some cells (ascending) from their places (`cellPostingsReader`).
+   * Inside migrations 013 and 015 (which call `refresh` and must keep doing what they
+   * did), from the `place_terms` rows that were the index until migration 019 dropped them.
    */
   private postingsOfCells(): (cells: readonly number[]) => Map<string, Array<[cell: number, blob: Buffer]>> {
-    if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'place_terms'").get() === undefined) {
-      const cellOfRow = cellSql("lat", "lng");
-      const placesOf = this.db
-        .prepare(`SELECT ${INDEXED_COLUMNS}, ${cellOfRow} FROM places WHERE ${cellOfRow} IN (SELECT value FROM json_each(?)) ORDER BY ${cellOfRow}, id`)
-        .raw(true);
-      return (cells) => {
-        const out = new Map<string, Array<[number, Buffer]>>();
-        let lists = new Map<string, number[]>();
-        let cell = -1;
-        const flush = () => {
-          for (const [term, values] of lists) {
-            let rows = out.get(term);
-            if (!rows) out.set(term, (rows = []));
-            rows.push([cell, encodePostings(values)]);
-          }
-          lists = new Map();
-        };
-        // Each row is an IndexedPlace with its cell after it, ordered by cell then id.
-        for (const row of placesOf.iterate(JSON.stringify(cells)) as Iterable<IndexedPlace>) {
-          const rowCell = row[row.length - 1] as number;
-          if (rowCell !== cell) {
-            flush();
-            cell = rowCell;
-          }
-          addPostingsOf(row, lists);
-        }
-        flush();
-        return out;
-      };
-    }
+    if (!this.hasPlaceTerms()) return cellPostingsReader(this.db);
     const rowsOf = this.db.prepare("SELECT term, place, lat, lng, tf, words FROM place_terms WHERE cell = ? ORDER BY term, place").raw(true);
     return (cells) => {
       const out = new Map<string, Array<[number, Buffer]>>();
@@ -439,4 +504,62 @@ export class PlacePostingsRepo {
       return out;
     };
   }
+}
+
+export interface ParallelRefreshOptions {
+  /** Threads that rebuild (default: one per core, at most 4; 0: `refresh` on this thread). */
+  threads?: number;
+  /** Below this many stale cells, `refresh` on this thread (starting threads costs more). */
+  minCells?: number;
+  /** Cells per chunk, each rebuilt by one thread and written in one transaction. */
+  chunkCells?: number;
+  signal?: AbortSignal;
+  /** Called with a chunk's cells when its postings are back from a thread, just before they are written. */
+  onPacked?: (cells: readonly number[]) => void;
+}
+
+/**
+ * The postings of some cells (ascending) from their places: per term, its cells in
+ * ascending order with their encoded BLOBs. One statement reads every place of the cells
+ * through `places_by_cell` (one read snapshot). What `refresh` runs on its connection and
+ * each postings thread on its own.
+ */
+export function cellPostingsReader(db: Db): (cells: readonly number[]) => Map<string, Array<[cell: number, blob: Buffer]>> {
+  const cellOfRow = cellSql("lat", "lng");
+  const placesOf = db
+    .prepare(`SELECT ${INDEXED_COLUMNS}, ${cellOfRow} FROM places WHERE ${cellOfRow} IN (SELECT value FROM json_each(?)) ORDER BY ${cellOfRow}, id`)
+    .raw(true);
+  return (cells) => {
+    const out = new Map<string, Array<[number, Buffer]>>();
+    let lists = new Map<string, number[]>();
+    let cell = -1;
+    const flush = () => {
+      for (const [term, values] of lists) {
+        let rows = out.get(term);
+        if (!rows) out.set(term, (rows = []));
+        rows.push([cell, encodePostings(values)]);
+      }
+      lists = new Map();
+    };
+    // Each row is an IndexedPlace with its cell after it, ordered by cell then id.
+    for (const row of placesOf.iterate(JSON.stringify(cells)) as Iterable<IndexedPlace>) {
+      const rowCell = row[row.length - 1] as number;
+      if (rowCell !== cell) {
+        flush();
+        cell = rowCell;
+      }
+      addPostingsOf(row, lists);
+    }
+    flush();
+    return out;
+  };
+}
+
+/** Rebuilt postings in the table's (term, cell) order, in which they are written: neighbouring rows go to the same pages. */
+export function inWriteOrder(byTerm: Map<string, Array<[cell: number, blob: Buffer]>>): CellPostingsByTerm {
+  return [...byTerm.keys()].sort(compareCodePoints).map((term) => [term, byTerm.get(term)!] as const);
+}
+
+function* rowsOf(byTerm: CellPostingsByTerm): Generator<CellPostingsRow> {
+  for (const [term, rows] of byTerm) for (const [cell, blob] of rows) yield [term, cell, blob as Buffer];
 }
