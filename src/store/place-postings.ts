@@ -448,8 +448,8 @@ export class PlacePostingsRepo {
         const oldest = underWay.shift();
         if (!oldest) break;
         const packed = await oldest.packed;
-        options.signal?.throwIfAborted();
         options.onPacked?.(oldest.chunk);
+        options.signal?.throwIfAborted();
         const before = totalChanges.get() as number;
         writeChunk.immediate(oldest.chunk, packed, oldest.handedOverAt);
         ownChanges += (totalChanges.get() as number) - before;
