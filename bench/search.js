@@ -47,7 +47,7 @@ const dataDir = args["data-dir"] ?? join(tmpdir(), `outreach-bench-search-${PLAC
 const vocabulary = loadCategoryVocabulary(resolveCacheDir());
 const vocabularyOption = { vocabulary: () => vocabulary };
 
-function generate(instance) {
+async function generate(instance) {
   // As an import of labelled rows does: the labels' tags in the vocabulary.
   return insertSyntheticPlaces(instance.services.deps.db, PLACES, (labels) => ({ text: labels.join(" "), tags: vocabulary.tagsOfLabels(labels).join(" ") }));
 }
@@ -73,7 +73,7 @@ let generatedSeconds;
 if (fresh || db.prepare("SELECT count(*) AS n FROM places").get().n !== PLACES) {
   if (!fresh) throw new Error(`${dataDir} holds another index; remove it or pass --data-dir`);
   token = instance.services.identity.bootstrap({ name: "Bench", email: "bench@example.com", team: "Bench", plan: "self-hosted" }).token;
-  generatedSeconds = generate(instance);
+  generatedSeconds = await generate(instance);
 }
 const owner = db.prepare("SELECT u.id FROM users u LIMIT 1").get();
 token ??= instance.services.identity.issuePersonalToken(owner.id, "bench").raw;

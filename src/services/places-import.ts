@@ -289,7 +289,8 @@ export class PlacesImportService {
       const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
       removed += completed.removed;
       placeCount = completed.placeCount;
-      this.postings.refresh();
+      // On every core: threads read and encode the cells' postings while this connection writes them.
+      await this.postings.refreshInParallel();
       this.localities.replaceNamedPlaces(source.id, namedPlaces);
       this.localities.rebuild();
     } finally {

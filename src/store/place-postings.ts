@@ -46,7 +46,7 @@ const CELLS_PER_TRANSACTION = 2_000;
 const CELLS_PER_THREAD_CHUNK = 500;
 
 /** Below this many stale cells a parallel rebuild is not worth starting threads for. */
-const PARALLEL_MIN_CELLS = 1_000;
+export const PARALLEL_MIN_CELLS = 1_000;
 
 /** Each postings thread's page cache: its reads range over the places table, as a serial rebuild's do. */
 const THREAD_PAGE_CACHE_KIB = 128 * 1024;

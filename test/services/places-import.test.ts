@@ -6,6 +6,7 @@ import { parseBoundingBox, type ImportProgress } from "../../src/services/places
 import { progressLine } from "../../src/cli/commands/places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
+import { PARALLEL_MIN_CELLS } from "../../src/store/place-postings.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { liechtensteinPbf, monacoPbf, munichPbf, near, overtureSample } from "../helpers/places-data.js";
 
@@ -121,6 +122,18 @@ describe("importing into the places index", () => {
     const geocoder = instance.services.geocoder;
     expect(geocoder.resolveText("Schaan")).toMatchObject({ kind: "city", name: "Schaan" });
     expect(geocoder.resolveText("Muenchen")).toMatchObject({ kind: "city", name: "München" });
+  });
+
+  test("an import that touches thousands of cells packs them on threads, row for row what its places give", async () => {
+    const instance = createTestInstance();
+    const db = instance.services.deps.db;
+    const summary = await instance.services.placesImport.importFile(overtureSample());
+    expect(summary.total).toBe(3425);
+    const { packed, rows, stale } = packedIndex(db);
+    expect(stale).toEqual([]);
+    // Enough cells for the threaded rebuild (`refreshInParallel` below this count is `refresh`).
+    expect(new Set(packed.map((r) => r.cell)).size).toBeGreaterThanOrEqual(PARALLEL_MIN_CELLS);
+    expect(packed).toEqual(rows);
   });
 
   test("--bbox on the Overture sample keeps one area", async () => {
