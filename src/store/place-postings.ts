@@ -1,11 +1,12 @@
 import { cellSql, outsideBound, type CellRanges } from "../core/geo-grid.js";
+import { compiledWorkerFile, TaskThreads } from "../core/task-threads.js";
 import { SEARCH_FIELDS } from "../core/search-tokens.js";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
 import { raisePageCache } from "./page-cache.js";
 import { rowsOfPacked, type CellPostingsByTerm, type CellPostingsRow, type PackedCellPostings } from "./packed-cell-postings.js";
 import { eachTermOf } from "./place-terms.js";
-import { PostingsThreads } from "./postings-threads.js";
+
 
 /**
  * The lead search's term index (migrations 013, 019 and 021): one row per (word, grid cell)
@@ -22,8 +23,9 @@ import { PostingsThreads } from "./postings-threads.js";
  * in `place_cells_stale`, and `refresh` rebuilds those cells from their places (found
  * through `places_by_cell`). A stale cell's postings are not used: the search computes
  * that cell's postings from its places instead (`scanStale`), so a search is always
- * exact, also half-way through an import. The importer calls `refresh` once an import
- * ends (rebuilding per batch would rewrite a dense cell once per batch that touches it).
+ * exact, also half-way through an import. The importer rebuilds once an import ends
+ * (rebuilding per batch would rewrite a dense cell once per batch that touches it), on
+ * every core: `refreshInParallel`.
  * Until migration 019 a second copy of every posting, `place_terms`, was kept as rows.
  *
  * Two ways to read: `scanRanges`, per word and range of consecutive cells, one seek each
@@ -47,6 +49,9 @@ const CELLS_PER_THREAD_CHUNK = 500;
 
 /** Below this many stale cells a parallel rebuild is not worth starting threads for. */
 export const PARALLEL_MIN_CELLS = 1_000;
+
+/** Threads of a parallel rebuild: one per core up to this (the calling thread's writes are a fraction of the work). */
+const MAX_POSTINGS_THREADS = 4;
 
 /** Each postings thread's page cache: its reads range over the places table, as a serial rebuild's do. */
 const THREAD_PAGE_CACHE_KIB = 128 * 1024;
@@ -393,7 +398,7 @@ export class PlacePostingsRepo {
 
   /**
    * `refresh` with its CPU work (reading each cell's places, tokenising, encoding) on
-   * threads (`postings-threads.ts`), each with its own read-only connection to the file,
+   * threads (`postings-worker.ts`), each with its own read-only connection to the file,
    * while this connection writes each chunk's rows and clears its cells from the stale list
    * in one immediate transaction, as `refresh` does. With few stale cells, one core, an
    * in-memory database or an open transaction (the threads could not see its writes), it is
@@ -411,7 +416,7 @@ export class PlacePostingsRepo {
    * `refresh` does. Cells marked stale meanwhile are rebuilt by a `refresh` at the end.
    */
   async refreshInParallel(options: ParallelRefreshOptions = {}): Promise<number> {
-    const threads = options.threads ?? PostingsThreads.defaultCount();
+    const threads = options.threads ?? TaskThreads.defaultCount(MAX_POSTINGS_THREADS);
     if (threads === 0 || this.db.memory || this.db.inTransaction || this.hasPlaceTerms()) return this.refresh();
     const cells = this.db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell").pluck().all() as number[];
     if (cells.length < (options.minCells ?? PARALLEL_MIN_CELLS)) return this.refresh();
@@ -427,7 +432,10 @@ export class PlacePostingsRepo {
       if (othersWrites() === handedOverAt) write(chunk, rowsOfPacked(packed));
       else write(chunk, rowsOf(inWriteOrder(postingsOfCells(chunk))));
     });
-    const pool = new PostingsThreads(this.db.name, threads, THREAD_PAGE_CACHE_KIB);
+    const pool = new TaskThreads<readonly number[], PackedCellPostings>(compiledWorkerFile("./postings-worker.js", import.meta.url), threads, {
+      workerData: { file: this.db.name, cacheKib: THREAD_PAGE_CACHE_KIB },
+      what: "postings",
+    });
     // The writes land all over the (term, cell)-ordered table: its pages stay in memory.
     const restoreCache = raisePageCache(this.db);
     // A few chunks per thread under way keep every thread busy while this one writes; they
@@ -440,7 +448,8 @@ export class PlacePostingsRepo {
         while (underWay.length < window && next < cells.length) {
           const chunk = cells.slice(next, (next += chunkCells));
           const handedOverAt = othersWrites();
-          const packed = pool.pack(chunk);
+          // The thread's read snapshot begins after this hand-over.
+          const packed = pool.run(chunk);
           // Never an unhandled rejection for a chunk nobody waits for any more.
           packed.catch(() => {});
           underWay.push({ chunk, handedOverAt, packed });

@@ -1,17 +1,18 @@
 import Database from "better-sqlite3";
-import { parentPort, workerData } from "node:worker_threads";
-import { packCellPostings, transferablesOf } from "./packed-cell-postings.js";
+import { workerData } from "node:worker_threads";
+import { serveTasks } from "../core/task-threads.js";
+import { packCellPostings, transferablesOf, type PackedCellPostings } from "./packed-cell-postings.js";
 import { cellPostingsReader, inWriteOrder } from "./place-postings.js";
 
 /**
- * A postings thread (`postings-threads.ts`): its own read-only connection to the database
- * file, and per message the rebuilt postings of a chunk of cells, read in one statement
- * (one read snapshot) exactly as the writing connection would read them.
+ * A postings thread (`PlacePostingsRepo.refreshInParallel`): its own read-only connection
+ * to the database file, and per task the rebuilt postings of a chunk of cells, read in one
+ * statement (one read snapshot) exactly as the writing connection would read them.
  */
 const { file, cacheKib } = workerData as { file: string; cacheKib: number };
 const opened = open();
 
-/** The connection and its reader, or why there is none (told back with every chunk). */
+/** The connection and its reader, or why there is none (told back for every chunk). */
 function open(): { db: Database.Database; postingsOf: ReturnType<typeof cellPostingsReader> } | { failure: string } {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -19,25 +20,17 @@ function open(): { db: Database.Database; postingsOf: ReturnType<typeof cellPost
     db.pragma(`cache_size = -${cacheKib}`);
     return { db, postingsOf: cellPostingsReader(db) };
   } catch (err) {
-    return { failure: `cannot read ${file}: ${messageOf(err)}` };
+    return { failure: `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-parentPort!.on("message", ({ seq, cells, stop }: { seq: number; cells: number[]; stop?: true }) => {
-  // After the chunks sent before it: the thread ends between statements.
-  if (stop) {
-    if ("db" in opened) opened.db.close();
-    return parentPort!.close();
-  }
-  if ("failure" in opened) return parentPort!.postMessage({ seq, error: opened.failure });
-  try {
+serveTasks<number[], PackedCellPostings>(
+  (cells) => {
+    if ("failure" in opened) throw new Error(opened.failure);
     const packed = packCellPostings(inWriteOrder(opened.postingsOf(cells)));
-    parentPort!.postMessage({ seq, packed }, transferablesOf(packed));
-  } catch (err) {
-    parentPort!.postMessage({ seq, error: messageOf(err) });
-  }
-});
+    return { result: packed, transfer: transferablesOf(packed) };
+  },
+  () => {
+    if ("db" in opened) opened.db.close();
+  },
+);
