@@ -42,8 +42,8 @@ const COORDINATE_SCALE = 1e7;
 const CELLS_PER_TRANSACTION = 2_000;
 
 /**
- * Cells per chunk of a parallel rebuild: smaller than a serial transaction so that the
- * threads share the work evenly (dense towns are a few neighbouring chunks).
+ * Cells per chunk of a parallel rebuild: a quarter of a transaction, so that the threads
+ * share the work evenly (dense towns are a few neighbouring chunks).
  */
 const CELLS_PER_THREAD_CHUNK = 500;
 
@@ -428,9 +428,15 @@ export class PlacePostingsRepo {
     const othersWrites = () => `${dataVersion.get() as number}:${(totalChanges.get() as number) - ownChanges}`;
     const postingsOfCells = this.postingsOfCells();
     const write = this.chunkWriter();
-    const writeChunk = this.db.transaction((chunk: readonly number[], packed: PackedCellPostings, handedOverAt: string): void => {
-      if (othersWrites() === handedOverAt) write(chunk, rowsOfPacked(packed));
-      else write(chunk, rowsOf(inWriteOrder(postingsOfCells(chunk))));
+    type Packing = { chunk: number[]; handedOverAt: string; packed: Promise<PackedCellPostings> };
+    // Chunks written together, each as it came from its thread or, if others wrote since its
+    // hand-over, rebuilt here.
+    const writeChunks = this.db.transaction((chunks: ReadonlyArray<{ chunk: number[]; handedOverAt: string; packed: PackedCellPostings }>): void => {
+      const now = othersWrites();
+      for (const { chunk, handedOverAt, packed } of chunks) {
+        if (now === handedOverAt) write(chunk, rowsOfPacked(packed));
+        else write(chunk, rowsOf(inWriteOrder(postingsOfCells(chunk))));
+      }
     });
     const pool = new TaskThreads<readonly number[], PackedCellPostings>(compiledWorkerFile("./postings-worker.js", import.meta.url), threads, {
       workerData: { file: this.db.name, cacheKib: THREAD_PAGE_CACHE_KIB },
@@ -438,29 +444,38 @@ export class PlacePostingsRepo {
     });
     // The writes land all over the (term, cell)-ordered table: its pages stay in memory.
     const restoreCache = raisePageCache(this.db);
-    // A few chunks per thread under way keep every thread busy while this one writes; they
-    // are written in the order handed over (ascending cells: neighbouring rows together).
-    const window = threads * 2;
-    const underWay: Array<{ chunk: number[]; handedOverAt: string; packed: Promise<PackedCellPostings> }> = [];
+    // Chunks are small, so that the threads share the work evenly, but written several to a
+    // transaction, as many cells as `refresh` writes in one: each commit writes every page it
+    // touched to the WAL, and a chunk's rows touch pages all over the table (at a million
+    // places, one commit per 500 cells made the writes 4 times as costly as the reads).
+    // Enough chunks are under way to fill a transaction and keep every thread busy while
+    // this thread writes; they are written in the order handed over (ascending cells).
+    const transactionCells = options.transactionCells ?? CELLS_PER_TRANSACTION;
+    const window = Math.ceil(transactionCells / chunkCells) + threads * 2;
+    const underWay: Packing[] = [];
     let next = 0;
     try {
-      for (;;) {
-        while (underWay.length < window && next < cells.length) {
-          const chunk = cells.slice(next, (next += chunkCells));
-          const handedOverAt = othersWrites();
-          // The thread's read snapshot begins after this hand-over.
-          const packed = pool.run(chunk);
-          // Never an unhandled rejection for a chunk nobody waits for any more.
-          packed.catch(() => {});
-          underWay.push({ chunk, handedOverAt, packed });
+      while (next < cells.length || underWay.length > 0) {
+        const ready: Array<{ chunk: number[]; handedOverAt: string; packed: PackedCellPostings }> = [];
+        let readyCells = 0;
+        while (readyCells < transactionCells && (next < cells.length || underWay.length > 0)) {
+          while (underWay.length < window && next < cells.length) {
+            const chunk = cells.slice(next, (next += chunkCells));
+            const handedOverAt = othersWrites();
+            // The thread's read snapshot begins after this hand-over.
+            const packed = pool.run(chunk);
+            // Never an unhandled rejection for a chunk nobody waits for any more.
+            packed.catch(() => {});
+            underWay.push({ chunk, handedOverAt, packed });
+          }
+          const oldest = underWay.shift()!;
+          ready.push({ ...oldest, packed: await oldest.packed });
+          readyCells += oldest.chunk.length;
+          options.onPacked?.(oldest.chunk);
         }
-        const oldest = underWay.shift();
-        if (!oldest) break;
-        const packed = await oldest.packed;
-        options.onPacked?.(oldest.chunk);
         options.signal?.throwIfAborted();
         const before = totalChanges.get() as number;
-        writeChunk.immediate(oldest.chunk, packed, oldest.handedOverAt);
+        writeChunks.immediate(ready);
         ownChanges += (totalChanges.get() as number) - before;
       }
     } finally {
@@ -520,8 +535,10 @@ export interface ParallelRefreshOptions {
   threads?: number;
   /** Below this many stale cells, `refresh` on this thread (starting threads costs more). */
   minCells?: number;
-  /** Cells per chunk, each rebuilt by one thread and written in one transaction. */
+  /** Cells per chunk, each rebuilt by one thread. */
   chunkCells?: number;
+  /** Cells written per transaction (whole chunks: at least one). */
+  transactionCells?: number;
   signal?: AbortSignal;
   /** Called with a chunk's cells when its postings are back from a thread, just before they are written. */
   onPacked?: (cells: readonly number[]) => void;

@@ -52,7 +52,7 @@ function threadCount(): number {
   return readdirSync("/proc/self/task").length;
 }
 
-const parallel = { threads: 2, minCells: 0, chunkCells: 50 };
+const parallel = { threads: 2, minCells: 0, chunkCells: 50, transactionCells: 100 };
 
 describe("packed postings rebuilt on threads", () => {
   test("writes exactly the rows a serial rebuild writes, clears every stale cell and leaves no thread running", async () => {
@@ -132,7 +132,7 @@ describe("packed postings rebuilt on threads", () => {
     await expect(refresh).rejects.toThrow("stopped by the operator");
     expect(threadCount()).toBe(threads);
     const half = packedIndex(db);
-    // The third chunk was not written: the abort came before its write.
+    // The first transaction (two chunks) was written; the third chunk's was not: the abort came before it.
     expect(half.stale).toHaveLength(400 - 2 * 50);
     const fresh = new Set(half.rows.filter((r) => !half.stale.includes(r.cell)).map((r) => r.cell));
     expect(fresh.size).toBe(100);
