@@ -9,7 +9,7 @@ import { cellPostingsReader, inWriteOrder } from "./place-postings.js";
  * to the database file, and per task the rebuilt postings of a chunk of cells, read in one
  * statement (one read snapshot) exactly as the writing connection would read them.
  */
-const { file, cacheKib } = workerData as { file: string; cacheKib: number };
+const { file, cacheKib, mmapBytes } = workerData as { file: string; cacheKib: number; mmapBytes: number };
 const opened = open();
 
 /** The connection and its reader, or why there is none (told back for every chunk). */
@@ -18,6 +18,7 @@ function open(): { db: Database.Database; postingsOf: ReturnType<typeof cellPost
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 5000");
     db.pragma(`cache_size = -${cacheKib}`);
+    db.pragma(`mmap_size = ${mmapBytes}`);
     return { db, postingsOf: cellPostingsReader(db) };
   } catch (err) {
     return { failure: `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}` };
