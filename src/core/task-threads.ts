@@ -30,7 +30,8 @@ export class TaskThreads<Task, Result> {
       worker.on("error", (err) => this.fail(err));
       const exited = new Promise((resolve) =>
         worker.on("exit", (code) => {
-          this.fail(new Error(code === 0 ? `the ${options.what} threads are closed` : `a ${options.what} thread stopped (exit code ${code})`));
+          // A thread ends normally only when closed, after its own tasks; the others may still be busy.
+          if (code !== 0) this.fail(new Error(`a ${options.what} thread stopped (exit code ${code})`));
           resolve(code);
         }),
       );
