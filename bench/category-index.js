@@ -106,7 +106,7 @@ try {
     const { dir, file } = freshDb();
     cleanup.push(dir);
     const db = openDatabase(file);
-    const seconds = insertSyntheticPlaces(db, PLACES, columns);
+    const seconds = await insertSyntheticPlaces(db, PLACES, columns);
     db.close();
     results.push({ data: `synthetic ${PLACES.toLocaleString("en")}`, label, ...(await measure(file, seconds, centres)) });
   }

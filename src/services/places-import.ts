@@ -47,7 +47,7 @@ export interface ImportProgress {
    * Set once every place is written, for the steps after: packing the search index of the
    * cells the import touched (a minute at country scale), then the geocoder's localities.
    */
-  finishing?: { step: "search index"; cells: number } | { step: "localities" };
+  finishing?: { step: "search index"; cells: number; packed: number } | { step: "localities" };
 }
 
 export interface ImportSummary {
@@ -300,8 +300,11 @@ export class PlacesImportService {
       const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
       removed += completed.removed;
       placeCount = completed.placeCount;
-      if (options.onProgress) report({ step: "search index", cells: this.postings.staleCount() });
-      this.postings.refresh();
+      const cells = options.onProgress ? this.postings.staleCount() : 0;
+      let packed = 0;
+      report({ step: "search index", cells, packed });
+      // On every core: threads read and encode the cells' postings while this connection writes them.
+      await this.postings.refreshInParallel({ onPacked: (chunk) => report({ step: "search index", cells, packed: (packed += chunk.length) }) });
       report({ step: "localities" });
       this.localities.replaceNamedPlaces(source.id, namedPlaces);
       this.localities.rebuild();

@@ -6,6 +6,7 @@ import { parseBoundingBox, type ImportProgress } from "../../src/services/places
 import { progressLine } from "../../src/cli/commands/places.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
+import { PARALLEL_MIN_CELLS } from "../../src/store/place-postings.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { liechtensteinPbf, monacoPbf, munichPbf, near, overtureSample } from "../helpers/places-data.js";
 
@@ -123,6 +124,26 @@ describe("importing into the places index", () => {
     expect(geocoder.resolveText("Muenchen")).toMatchObject({ kind: "city", name: "München" });
   });
 
+  test("an import that touches thousands of cells packs them on threads, row for row what its places give", async () => {
+    const instance = createTestInstance();
+    const db = instance.services.deps.db;
+    const reports: ImportProgress[] = [];
+    const summary = await instance.services.placesImport.importFile(overtureSample(), { onProgress: (p) => reports.push(p) });
+    expect(summary.total).toBe(3425);
+    const { packed, rows, stale } = packedIndex(db);
+    expect(stale).toEqual([]);
+    // Enough cells for the threaded rebuild (`refreshInParallel` below this count is `refresh`).
+    const cells = new Set(packed.map((r) => r.cell)).size;
+    expect(cells).toBeGreaterThanOrEqual(PARALLEL_MIN_CELLS);
+    expect(packed).toEqual(rows);
+    // Progress counts the cells as their chunks come back, up to all of them.
+    const packing = reports.flatMap((r) => (r.finishing?.step === "search index" ? [r.finishing] : []));
+    expect(packing[0]).toEqual({ step: "search index", cells, packed: 0 });
+    expect(packing.length).toBeGreaterThan(2);
+    expect(packing.map((p) => p.packed)).toEqual([...packing.map((p) => p.packed)].sort((a, b) => a - b));
+    expect(packing.at(-1)).toEqual({ step: "search index", cells, packed: cells });
+  });
+
   test("--bbox on the Overture sample keeps one area", async () => {
     const instance = createTestInstance();
     const summary = await instance.services.placesImport.importFile(overtureSample(), { bbox: parseBoundingBox("-91.6,36.9,-87.0,42.6") });
@@ -162,8 +183,11 @@ describe("importing into the places index", () => {
     expect(cells).toBeGreaterThan(10);
     expect(cells).toBeLessThanOrEqual(summary.total);
     expect(finishing.every((r) => r.places === summary.total)).toBe(true);
-    expect(progressLine({ ...finishing[0]!, places: 1_981_521, finishing: { step: "search index", cells: 212_345 } })).toBe(
+    expect(progressLine({ ...finishing[0]!, places: 1_981_521, finishing: { step: "search index", cells: 212_345, packed: 0 } })).toBe(
       "liechtenstein-2026-03-29.osm.pbf: 1,981,521 places written; packing the search index (212,345 grid cells)…",
+    );
+    expect(progressLine({ ...finishing[0]!, places: 1_981_521, finishing: { step: "search index", cells: 212_345, packed: 120_000 } })).toBe(
+      "liechtenstein-2026-03-29.osm.pbf: 1,981,521 places written; packing the search index (120,000 of 212,345 grid cells)…",
     );
     expect(progressLine(finishing[1]!)).toBe(`liechtenstein-2026-03-29.osm.pbf: ${summary.total.toLocaleString("en")} places written; rebuilding the localities…`);
   });

@@ -271,7 +271,11 @@ const PASSES = ["", "businesses", "relations' ways", "way nodes"];
 /** "germany.osm.pbf: 120/3,900 MB (3 %, businesses), 12,000 places at 5,300/s, 2 skipped, ~12 min left in this pass". */
 export function progressLine(p: ImportProgress): string {
   if (p.finishing) {
-    const step = p.finishing.step === "search index" ? `packing the search index (${p.finishing.cells.toLocaleString("en")} grid cells)` : "rebuilding the localities";
+    const { finishing } = p;
+    const step =
+      finishing.step === "search index"
+        ? `packing the search index (${finishing.packed > 0 ? `${finishing.packed.toLocaleString("en")} of ` : ""}${finishing.cells.toLocaleString("en")} grid cells)`
+        : "rebuilding the localities";
     return `${p.file}: ${p.places.toLocaleString("en")} places written; ${step}…`;
   }
   const parts = [`${p.places.toLocaleString("en")} places at ${Math.round(p.placesPerSecond).toLocaleString("en")}/s`, `${p.skipped.toLocaleString("en")} skipped`];

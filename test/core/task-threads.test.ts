@@ -1,0 +1,47 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, test } from "vitest";
+import { compiledWorkerFile, TaskThreads } from "../../src/core/task-threads.js";
+import { tempDir } from "../helpers/data-dir.js";
+
+/** A worker over the built `serveTasks`: doubles numbers into a moved Float64Array, fails or exits when asked. */
+function testWorker(): string {
+  const serve = pathToFileURL(compiledWorkerFile("./task-threads.js", new URL("../../src/core/task-threads.ts", import.meta.url).href)).href;
+  const file = join(tempDir(), "worker.mjs");
+  writeFileSync(
+    file,
+    `import { serveTasks } from ${JSON.stringify(serve)};
+serveTasks((task) => {
+  if (task.fail) throw Object.assign(new Error("no such thing: " + task.fail), { code: "not_found" });
+  if (task.exit) process.exit(task.exit);
+  const out = Float64Array.from(task.values, (v) => v * 2);
+  return { result: out, transfer: [out.buffer] };
+});`,
+  );
+  return file;
+}
+
+describe("task threads", () => {
+  test("answers every task with its thread's result, failures with their message and code, and closes after the tasks it holds", async () => {
+    const threads = new TaskThreads<{ values?: number[]; fail?: string }, Float64Array>(testWorker(), 2, { what: "test" });
+    expect(threads.count).toBe(2);
+    const results = Array.from({ length: 6 }, (_, i) => threads.run({ values: [i, i + 0.5] }));
+    const failed = threads.run({ fail: "x" });
+    const last = threads.run({ values: [7] });
+    const closed = threads.close();
+    expect(await Promise.all(results)).toEqual(Array.from({ length: 6 }, (_, i) => Float64Array.from([i * 2, i * 2 + 1])));
+    await expect(failed).rejects.toMatchObject({ message: "no such thing: x", code: "not_found" });
+    expect(await last).toEqual(Float64Array.from([14]));
+    await closed;
+    await expect(threads.run({ values: [1] })).rejects.toThrow(/closed/);
+  });
+
+  test("a thread that dies fails the tasks waiting for it and every later one, naming its exit code", async () => {
+    const threads = new TaskThreads<{ values?: number[]; exit?: number }, Float64Array>(testWorker(), 1, { what: "test" });
+    const dying = threads.run({ exit: 3 });
+    await expect(dying).rejects.toThrow("a test thread stopped (exit code 3)");
+    await expect(threads.run({ values: [1] })).rejects.toThrow("a test thread stopped (exit code 3)");
+    await threads.close();
+  });
+});
