@@ -27,11 +27,12 @@ describe("task threads", () => {
     const threads = new TaskThreads<{ values?: number[]; fail?: string }, Float64Array>(testWorker(), 2, { what: "test" });
     expect(threads.count).toBe(2);
     const results = Array.from({ length: 6 }, (_, i) => threads.run({ values: [i, i + 0.5] }));
-    const failed = threads.run({ fail: "x" });
+    // Its expectation is attached at once: the failure may arrive while the others are awaited.
+    const failed = expect(threads.run({ fail: "x" })).rejects.toMatchObject({ message: "no such thing: x", code: "not_found" });
     const last = threads.run({ values: [7] });
     const closed = threads.close();
     expect(await Promise.all(results)).toEqual(Array.from({ length: 6 }, (_, i) => Float64Array.from([i * 2, i * 2 + 1])));
-    await expect(failed).rejects.toMatchObject({ message: "no such thing: x", code: "not_found" });
+    await failed;
     expect(await last).toEqual(Float64Array.from([14]));
     await closed;
     await expect(threads.run({ values: [1] })).rejects.toThrow(/closed/);
