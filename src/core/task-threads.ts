@@ -12,7 +12,7 @@ import { parentPort, Worker } from "node:worker_threads";
  */
 export class TaskThreads<Task, Result> {
   private readonly workers: Array<{ worker: Worker; busy: number; exited: Promise<unknown> }>;
-  private readonly waiting = new Map<number, { resolve: (result: Result) => void; reject: (err: unknown) => void }>();
+  private readonly waiting = new Map<number, { resolve: (result: Result) => void; reject: (err: unknown) => void; thread: { busy: number } }>();
   private seq = 0;
   private failure: unknown;
 
@@ -50,15 +50,7 @@ export class TaskThreads<Task, Result> {
     let target = this.workers[0]!;
     for (const candidate of this.workers) if (candidate.busy < target.busy) target = candidate;
     target.busy++;
-    const promise = new Promise<Result>((resolve, reject) => {
-      this.waiting.set(seq, {
-        resolve: (result) => {
-          target.busy--;
-          resolve(result);
-        },
-        reject,
-      });
-    });
+    const promise = new Promise<Result>((resolve, reject) => this.waiting.set(seq, { resolve, reject, thread: target }));
     target.worker.postMessage({ seq, task }, transfer);
     return promise;
   }
@@ -67,6 +59,8 @@ export class TaskThreads<Task, Result> {
     const waiter = this.waiting.get(answer.seq);
     if (!waiter) return;
     this.waiting.delete(answer.seq);
+    // Answered either way: a failed task no longer counts against its thread.
+    waiter.thread.busy--;
     if ("error" in answer) waiter.reject(Object.assign(new Error(answer.error.message), answer.error.code === undefined ? {} : { code: answer.error.code }));
     else waiter.resolve(answer.result);
   }
