@@ -19,6 +19,7 @@ import { idempotencyKeys } from "./018-idempotency-keys.js";
 import { postingsFromPlaces } from "./019-postings-from-places.js";
 import { placeSourceFingerprint } from "./020-place-source-fingerprint.js";
 import { postingsByTerm } from "./021-postings-by-term.js";
+import { sequences } from "./022-sequences.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   postingsFromPlaces,
   placeSourceFingerprint,
   postingsByTerm,
+  sequences,
 ];

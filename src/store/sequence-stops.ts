@@ -1,0 +1,28 @@
+import type { Db } from "./db.js";
+
+export type SequenceStopReason = "replied" | "replied-domain" | "auto-replied" | "bounced" | "unsubscribed" | "cancelled";
+
+/**
+ * Stops the sequences of some contacts in one campaign: records the stop (so no later step
+ * is ever created for them, even from a step that is in flight now) and skips their open
+ * steps. Call it inside the transaction that records the cause (the reply, the bounce, the
+ * unsubscribe), so the cause and the stop are one fact. Returns the number of skipped steps.
+ */
+export function stopSequences(db: Db, campaignId: string, contactIds: readonly string[], reason: SequenceStopReason, now: string): number {
+  const record = db.prepare("INSERT INTO sequence_stops (campaign_id, contact_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  const skip = db.prepare(
+    `UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ?
+     WHERE campaign_id = ? AND contact_id = ? AND status IN ('pending', 'queued')`,
+  );
+  let skipped = 0;
+  for (const contactId of contactIds) {
+    record.run(campaignId, contactId, reason, now);
+    skipped += skip.run(reason, now, campaignId, contactId).changes;
+  }
+  return skipped;
+}
+
+/** Whether the sequence of a contact in a campaign was stopped (its next step must not be created). */
+export function isSequenceStopped(db: Db, campaignId: string, contactId: string): boolean {
+  return db.prepare("SELECT 1 FROM sequence_stops WHERE campaign_id = ? AND contact_id = ?").get(campaignId, contactId) !== undefined;
+}
