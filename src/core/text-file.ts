@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import iconv from "iconv-lite";
 import { badRequest } from "./errors.js";
 
@@ -89,7 +90,7 @@ export function looksBinary(text: string): boolean {
 }
 
 function binaryError(source: string) {
-  return badRequest(`${source}: not a text file (it holds binary data); give a CSV, NDJSON or JSON file, or its encoding with --encoding if it is text`);
+  return badRequest(`${source}: not a text file (it holds binary data); expected CSV, NDJSON or JSON text`);
 }
 
 /** Bytes as text: encoding detected (or forced), binary refused with a 400. `source` names the file in messages. */
@@ -147,6 +148,15 @@ export function readTextHead(path: string, options: { forced?: string } = {}): D
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A file's text as a stream of strings in `encoding` (its BOM dropped), for files read as
+ * they come. Destroying it closes the file too (pipeline ties the two together).
+ */
+export function textStream(path: string, encoding: string): Readable {
+  // The pipeline's own error reaches the returned stream's readers; nothing to do here.
+  return pipeline(createReadStream(path), iconv.decodeStream(encoding) as unknown as Transform, () => {});
 }
 
 export const CSV_DELIMITERS = [",", ";", "\t", "|"] as const;

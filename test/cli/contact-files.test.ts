@@ -92,7 +92,7 @@ describe("contacts import reads everyday files", () => {
     const folder = join(files, "exports");
     mkdirSync(folder);
     const cases: Array<[string, string]> = [
-      [picture, `error: ${picture}: not a text file (it holds binary data); give a CSV, NDJSON or JSON file, or its encoding with --encoding if it is text\n`],
+      [picture, `error: ${picture}: not a text file (it holds binary data); expected CSV, NDJSON or JSON text\n`],
       [folder, `error: ${folder}: is a folder; give a file in it\n`],
       [file("empty.csv", ""), `error: ${join(files, "empty.csv")}: empty, nothing to import\n`],
       [join(files, "nope.csv"), `error: ${join(files, "nope.csv")}: no such file\n`],

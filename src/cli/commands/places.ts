@@ -39,7 +39,10 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       throw new UsageError(err instanceof Error ? err.message : String(err));
     }
     // Check every file before importing any, so a typo in the third name costs nothing.
-    for (const file of files) importerFor(resolve(file));
+    for (const file of files) {
+      const { notice } = importerFor(resolve(file));
+      if (notice) ctx.warn(notice);
+    }
     const service = ctx.openInstance().services.placesImport;
     const summaries: ImportSummary[] = [];
     for (const file of files) {
@@ -65,6 +68,11 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       );
       summaries.push(summary);
       if (!options.json) printSummary(ctx, summary);
+      const nothing = noPlacesReason(summary);
+      if (nothing) {
+        if (options.json) printJson(ctx.io, summaries);
+        throw new CliError(`${file}: ${nothing}`, EXIT.usage);
+      }
     }
     if (options.json) printJson(ctx.io, summaries);
   });
@@ -238,6 +246,18 @@ function reportDownload(ctx: CommandContext, result: RegionDownloadResult): void
   const { record } = result;
   const how = !result.downloaded ? "already in the cache, unchanged" : result.resumed ? "downloaded (resumed)" : "downloaded";
   ctx.info(`${record.id}: ${how}, ${megabytes(record.bytes)} MB, MD5 ${record.md5} checked → ${record.file}`);
+}
+
+/**
+ * Why a user's own list (CSV, NDJSON) gave no place at all, when it did: "added 0" and exit 0
+ * would read as success. Rows left out by --bbox are what was asked for, not a failure.
+ */
+function noPlacesReason(s: ImportSummary): string | undefined {
+  if (s.unchangedFile || s.total > 0 || (s.source.kind !== "csv" && s.source.kind !== "ndjson")) return undefined;
+  const rejected = s.skipped["invalid row"] ?? 0;
+  if (rejected > 0) return `no row became a place: all ${rejected.toLocaleString("en")} rows were rejected (${s.rejectedRows[0] ?? "see above"}${rejected > 1 ? ", …" : ""})`;
+  if (Object.keys(s.skipped).length === 0) return "the file has no rows: nothing to import";
+  return undefined;
 }
 
 function printSummary(ctx: CommandContext, s: ImportSummary): void {

@@ -1,6 +1,6 @@
-import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { badRequest } from "../../../core/errors.js";
+import { checkRegularFile } from "../../../core/text-file.js";
 import type { PlaceImporter } from "../place-record.js";
 import { LeadRowsImporter } from "./lead-rows.js";
 import { OsmPbfImporter } from "./osm-pbf.js";
@@ -12,7 +12,7 @@ export const ACCEPTED_FORMATS = ".osm.pbf, .osm, .osm.bz2, .parquet (Overture pl
 /** The importer for a file, chosen by its extension. */
 export function importerFor(path: string): PlaceImporter {
   const name = basename(path).toLowerCase();
-  if (!existsSync(path) || !statSync(path).isFile()) throw badRequest(`${basename(path)}: no such file`);
+  checkRegularFile(path);
   if (name.endsWith(".osm.pbf") || name.endsWith(".pbf")) return new OsmPbfImporter(path);
   if (name.endsWith(".osm") || name.endsWith(".osm.bz2") || name.endsWith(".osm.xml")) return new OsmXmlImporter(path);
   if (name.endsWith(".parquet") || name.endsWith(".geoparquet")) return new OvertureParquetImporter(path);
