@@ -22,7 +22,8 @@ function terminalStream(io: CliIO) {
   };
   return {
     isTTY: true,
-    columns: io.columns ?? 80,
+    // A pseudo-terminal nobody sized (`script`, some CI runners) says 0 columns: ora would then clear lines without end.
+    columns: io.columns && io.columns > 0 ? io.columns : 80,
     rows: 24,
     write,
     cursorTo: (x: number) => write(`\u001b[${x + 1}G`),
