@@ -53,6 +53,22 @@ describe("places import reads everyday CSV files", () => {
     expect(names()).toEqual(["Praxis, Dr. Frick", "Zahnarzt Ösch"]);
   });
 
+  test("--encoding reads the file as that encoding, and a re-import with another one is not 'unchanged'", async () => {
+    const { cli, file, names } = setup();
+    const path = file("mac.csv", iconv.encode("name,lat,lng\nGärtnerei Öhri,47.14,9.52\n", "macintosh"));
+    const guessed = await cli(["places", "import", path, "--json"]);
+    expect(guessed.stderr).toContain("not UTF-8; read as Windows-1252");
+    expect(names()).not.toEqual(["Gärtnerei Öhri"]);
+    const forced = await cli(["places", "import", path, "--encoding", "macintosh", "--json"]);
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).not.toContain("Windows-1252");
+    expect(JSON.parse(forced.stdout)).toMatchObject([{ unchangedFile: false, total: 1 }]);
+    expect(names()).toEqual(["Gärtnerei Öhri"]);
+    const unknown = await cli(["places", "import", path, "--encoding", "ebcdic-klingon"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--encoding ebcdic-klingon: unknown encoding");
+  });
+
   test("a header without coordinates is refused before anything is imported, naming the columns found", async () => {
     const { cli, file } = setup();
     const path = file("addresses.csv", "Firma;Strasse;Ort\nAcme;Hauptstr. 1;Vaduz\n");

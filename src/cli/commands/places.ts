@@ -28,8 +28,9 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       .argument("[files...]", "files to import, in order")
       .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
-      .option("--replace", "drop everything previously imported from a file of the same name first"),
-  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; json?: boolean }) => {
+      .option("--replace", "drop everything previously imported from a file of the same name first")
+      .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; encoding?: string; json?: boolean }) => {
     if (given.length === 0 && !options.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
     const files = options.sample ? [samplePath(), ...given] : given;
     let bbox;
@@ -40,7 +41,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
     }
     // Check every file before importing any, so a typo in the third name costs nothing.
     for (const file of files) {
-      const { notice } = importerFor(resolve(file));
+      const { notice } = importerFor(resolve(file), { encoding: options.encoding });
       if (notice) ctx.warn(notice);
     }
     const service = ctx.openInstance().services.placesImport;
@@ -52,6 +53,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         summary = await service.importFile(file, {
           bbox,
           replace: options.replace,
+          encoding: options.encoding,
           signal: ctx.io.signal,
           onProgress: (p) => spinner.update(progressLine(p)),
         });

@@ -62,8 +62,8 @@ interface CsvLayout {
  * binary data, a folder, or a header without name, lat and lng (the columns found are named,
  * so a wrong delimiter or a misnamed column is seen at once).
  */
-function csvLayout(path: string): CsvLayout {
-  const head = readTextHead(path);
+function csvLayout(path: string, forced?: string): CsvLayout {
+  const head = readTextHead(path, { forced });
   const delimiter = sniffDelimiter(head.text, { complete: head.whole });
   const firstLine = head.text.split(/\r?\n/).find((line) => line.trim() !== "");
   if (firstLine === undefined) throw badRequest(`${basename(path)}: empty, no places to import`);
@@ -175,8 +175,9 @@ export class LeadRowsImporter implements PlaceImporter {
   constructor(
     private readonly path: string,
     private readonly format: "csv" | "ndjson",
+    encoding?: string,
   ) {
-    this.layout = format === "csv" ? csvLayout(path) : undefined;
+    this.layout = format === "csv" ? csvLayout(path, encoding) : undefined;
   }
 
   /** A guessed encoding, for the user to hear before the import. */
