@@ -18,6 +18,11 @@ describe("contacts import and export progress", () => {
     expect(imported.stderr).toContain("imported 120 contacts; 0 duplicate, 0 invalid");
     const piped = await cli(["contacts", "import", "-"], false, csv);
     expect(piped.stderr).not.toMatch(/ of 120 rows|\u001b\[/);
+    // Per-row lines go above the progress line, each whole on a line of its own: what a
+    // terminal shows of a line is what follows its last "clear line" (ESC [2K).
+    const again = await cli(["contacts", "import", "-"], true, csv);
+    const lines = again.stderr.split("\n").map((line) => line.replace(/^.*\u001b\[2K/s, ""));
+    for (const i of [0, 57, 119]) expect(lines).toContain(`row ${i + 2}: duplicate: a contact with email p${i}@example.org already exists in this workspace`);
 
     const exported = await cli(["contacts", "export", "--ndjson"], true);
     expect(exported.stdout.trim().split("\n")).toHaveLength(120);
