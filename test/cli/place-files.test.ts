@@ -45,7 +45,7 @@ describe("places import reads everyday CSV files", () => {
 
   test("UTF-16LE with a BOM, tab-separated: imported without a notice", async () => {
     const { cli, file, names } = setup();
-    const text = ["name\tlat\tlng", "Zahnarzt Ösch\t47.14\t9.52", '"Praxis, Dr. Frick"\t47.15\t9.53'].join("\r\n");
+    const text = ["", '"name"\tlat\tlng', "Zahnarzt Ösch\t47.14\t9.52", '"Praxis, Dr. Frick"\t47.15\t9.53'].join("\r\n");
     const result = await cli(["places", "import", file("praxen.csv", iconv.encode(text, "utf-16le", { addBOM: true })), "--json"]);
     expect(result.stderr).not.toMatch(/Windows-1252/);
     expect(result.code).toBe(0);

@@ -3,6 +3,7 @@ import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
+import { parse as parseCsvText } from "csv-parse/sync";
 import { badRequest } from "../../../core/errors.js";
 import { delimiterName, readTextHead, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
 import type { Socials } from "../../../core/schemas/lead.js";
@@ -65,9 +66,14 @@ interface CsvLayout {
 function csvLayout(path: string, forced?: string): CsvLayout {
   const head = readTextHead(path, { forced });
   const delimiter = sniffDelimiter(head.text, { complete: head.whole });
-  const firstLine = head.text.split(/\r?\n/).find((line) => line.trim() !== "");
-  if (firstLine === undefined) throw badRequest(`${basename(path)}: empty, no places to import`);
-  const header = firstLine.split(delimiter).map((h) => h.trim().replace(/^"(.*)"$/, "$1"));
+  let header: string[] | undefined;
+  try {
+    // The first line with anything on it (csv-parse counts `to_line` over blank lines too).
+    header = (parseCsvText(head.text.replace(/^(?:[ \t]*\r?\n)+/, ""), { delimiter, bom: true, skip_empty_lines: true, relax_column_count: true, to_line: 1 }) as string[][])[0]?.map((h) => h.trim());
+  } catch (err) {
+    throw badRequest(`${basename(path)} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!header?.some((h) => h !== "")) throw badRequest(`${basename(path)}: empty, no places to import`);
   const missing = REQUIRED_COLUMNS.filter((c) => !header.some((h) => columnName(h) === c));
   if (missing.length) {
     throw badRequest(
