@@ -1,4 +1,5 @@
 import { CONTACT_LIMITS } from "../core/schemas/contact.js";
+import { delimiterName, sniffDelimiter } from "../core/text-file.js";
 import { CsvFormatError, readCsv } from "./csv.js";
 
 /**
@@ -83,10 +84,12 @@ function contactOf(o: Obj, where: string): ImportRecord {
   return { where, contact };
 }
 
+/** A CSV separated by `,` `;` tab or `|` (sniffed: European Excel writes `;`). */
 function fromCsv(text: string): ImportRecord[] {
+  const delimiter = sniffDelimiter(text);
   let rows: string[][];
   try {
-    rows = readCsv(text);
+    rows = readCsv(text, { delimiter });
   } catch (err) {
     if (err instanceof CsvFormatError) throw new ImportFormatError(err.message);
     throw err;
@@ -94,7 +97,9 @@ function fromCsv(text: string): ImportRecord[] {
   const [header, ...data] = rows;
   if (!header) return [];
   const columns = header.map((h) => h.trim().toLowerCase());
-  if (!columns.includes("email")) throw new ImportFormatError(`the CSV header has no "email" column (found: ${columns.join(", ")})`);
+  if (!columns.includes("email")) {
+    throw new ImportFormatError(`the CSV header has no "email" column (found: ${columns.map((c) => JSON.stringify(c)).join(", ")}, separated by ${delimiterName(delimiter)})`);
+  }
   return data.map((cells, i) => {
     const o: Obj = {};
     columns.forEach((c, j) => (o[c] = cells[j] ?? ""));

@@ -45,11 +45,11 @@ export class CsvFormatError extends Error {
   override name = "CsvFormatError";
 }
 
-/** CSV text as rows of values (a BOM skipped, empty lines skipped, defusing undone). */
-export function readCsv(text: string): string[][] {
+/** CSV text as rows of values (a BOM skipped, empty lines skipped, defusing undone); `,` unless `delimiter` says otherwise. */
+export function readCsv(text: string, { delimiter = "," }: { delimiter?: string } = {}): string[][] {
   let rows: string[][];
   try {
-    rows = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    rows = parse(text, { bom: true, delimiter, relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch (err) {
     throw new CsvFormatError(`not readable as CSV: ${(err as Error).message}`);
   }

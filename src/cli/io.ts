@@ -70,9 +70,14 @@ export function promptContext(io: CliIO): { input: Readable; output: NodeJS.Writ
   return { input: io.stdin, output, signal: io.signal };
 }
 
-/** Read all of stdin as text (for `--with-token`, `contacts import -`). */
-export async function readAll(stream: Readable): Promise<string> {
+/** Read all of stdin as bytes (`contacts import -`, which detects the encoding). */
+export async function readAllBytes(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Read all of stdin as UTF-8 text (for `--with-token`, a body file from stdin). */
+export async function readAll(stream: Readable): Promise<string> {
+  return (await readAllBytes(stream)).toString("utf8");
 }

@@ -11,6 +11,8 @@ export interface ProgressSpinner {
   succeed(text: string): void;
   fail(text: string): void;
   stop(): void;
+  /** A line of its own on stderr above the spinner (which is redrawn below it), or just the line when nothing is drawn. */
+  above(text: string): void;
 }
 
 function terminalStream(io: CliIO) {
@@ -20,7 +22,8 @@ function terminalStream(io: CliIO) {
   };
   return {
     isTTY: true,
-    columns: io.columns ?? 80,
+    // A pseudo-terminal nobody sized (`script`, some CI runners) says 0 columns: ora would then clear lines without end.
+    columns: io.columns && io.columns > 0 ? io.columns : 80,
     rows: 24,
     write,
     cursorTo: (x: number) => write(`\u001b[${x + 1}G`),
@@ -35,7 +38,7 @@ function terminalStream(io: CliIO) {
 
 /** The one spinner of the CLI; `show: false` (or stderr not a terminal) gives one that draws nothing. */
 export function progressSpinner(io: CliIO, text: string, { show = io.stderrIsTTY }: { show?: boolean } = {}): ProgressSpinner {
-  if (!show || !io.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {} };
+  if (!show || !io.stderrIsTTY) return { update() {}, succeed() {}, fail() {}, stop() {}, above: (line) => void io.stderr.write(line + "\n") };
   const spinner: Ora = ora({
     text,
     stream: terminalStream(io) as unknown as NodeJS.WritableStream,
@@ -51,5 +54,10 @@ export function progressSpinner(io: CliIO, text: string, { show = io.stderrIsTTY
     succeed: (done) => void spinner.succeed(done),
     fail: (done) => void spinner.fail(done),
     stop: () => void spinner.stop(),
+    above(line) {
+      spinner.clear();
+      io.stderr.write(line + "\n");
+      spinner.render();
+    },
   };
 }

@@ -87,10 +87,11 @@ export interface ImportSummary {
 const IMPORT_RULES = "places-import 1";
 
 /** What a complete import read: the file's SHA-256, the bbox and the rules it was mapped with (migration 020). */
-async function importFingerprint(file: string, bbox: BoundingBox | undefined, signal?: AbortSignal): Promise<string> {
+async function importFingerprint(file: string, bbox: BoundingBox | undefined, signal?: AbortSignal, encoding?: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20, signal })) hash.update(chunk as Buffer);
-  return JSON.stringify({ sha256: hash.digest("hex"), bbox: bbox ?? null, rules: IMPORT_RULES, vocabulary: installedVocabularyStamp() });
+  // A forced encoding reads the same bytes as other text: a re-import with it is not "unchanged".
+  return JSON.stringify({ sha256: hash.digest("hex"), bbox: bbox ?? null, rules: IMPORT_RULES, vocabulary: installedVocabularyStamp(), ...(encoding && { encoding }) });
 }
 
 export interface ImportFileOptions {
@@ -100,6 +101,8 @@ export interface ImportFileOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
   batchSize?: number;
+  /** A CSV's text encoding, forced (`--encoding`); else detected (core/text-file.ts). */
+  encoding?: string;
 }
 
 /**
@@ -205,9 +208,9 @@ export class PlacesImportService {
     const started = performance.now();
     const file = resolve(path);
     const name = basename(file);
-    const importer = importerFor(file);
+    const importer = importerFor(file, { encoding: options.encoding });
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    const fingerprint = await importFingerprint(file, options.bbox, options.signal);
+    const fingerprint = await importFingerprint(file, options.bbox, options.signal, options.encoding);
     let previous = this.repo.sourceByName(name);
     const sibling = previous ? undefined : this.olderRevisionOf(name, importer.source().kind);
     if (sibling) previous = this.repo.renameSource(sibling.id, name);

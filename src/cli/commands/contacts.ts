@@ -1,18 +1,19 @@
 import { confirm } from "@inquirer/prompts";
 import { Option, type Command } from "commander";
-import { readFile } from "node:fs/promises";
-import { describeZodError } from "../../core/validation.js";
-import { ContactInput, ContactStatus, CONTACT_LIMITS, type Contact, type ContactImportOutcome } from "../../core/schemas/contact.js";
-import type { ApiClient } from "../../client/api-client.js";
+import { isAppError } from "../../core/errors.js";
+import { ContactStatus, CONTACT_LIMITS, type Contact } from "../../core/schemas/contact.js";
+import { decodeText, readTextFile, type DecodedText } from "../../core/text-file.js";
 import { eachContact } from "../../client/contacts.js";
 import { parseImport, ImportFormatError, type ImportRecord } from "../contact-import.js";
+import { runImport } from "../contact-import-run.js";
 import type { CommandContext } from "../context.js";
 import { csvText } from "../csv.js";
 import { withDataSink } from "../data-sink.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { choiceListFlag, intFlag, mutuallyExclusive } from "../flags.js";
-import { promptContext, readAll } from "../io.js";
+import { promptContext, readAllBytes, stdoutWasClosed } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
+import { rateProgress } from "../rate-progress.js";
 import { example, withJson } from "./shared.js";
 import { apiFields } from "../flag-language.js";
 
@@ -176,20 +177,22 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .argument("<file>", "file to read, or - for stdin")
       .option("--tag <tag>", "add this tag to every imported contact (repeatable)", collect)
       .option("--strict", "check every row first and import nothing if one is invalid")
-      .option("--batch-size <n>", `rows per API call, 1 to ${CONTACT_LIMITS.importBatch}`, String(CONTACT_LIMITS.importBatch)),
-  ).action(async (file: string, o: { tag?: string[]; strict?: boolean; batchSize: string; json?: boolean }) => {
-    const text = file === "-" ? await readAll(ctx.io.stdin) : await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
-      throw new CliError(`cannot read ${file}: ${err.code === "ENOENT" ? "no such file" : err.message}`, EXIT.usage);
-    });
+      .option("--batch-size <n>", `rows per API call at the most, 1 to ${CONTACT_LIMITS.importBatch} (smaller ones are sent while the rate is measured)`, String(CONTACT_LIMITS.importBatch))
+      .option("--encoding <name>", "the file's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  ).action(async (file: string, o: { tag?: string[]; strict?: boolean; batchSize: string; encoding?: string; json?: boolean }) => {
+    const source = file === "-" ? "stdin" : file;
     let records: ImportRecord[];
     try {
-      records = parseImport(text, file === "-" ? "" : file);
+      const read = await readImportFile(ctx, file, o.encoding);
+      records = parseImport(read.text, file === "-" ? "" : file);
     } catch (err) {
-      if (err instanceof ImportFormatError) throw new UsageError(`${file === "-" ? "stdin" : file}: ${err.message}`);
+      if (err instanceof ImportFormatError) throw new UsageError(`${source}: ${err.message}`);
+      if (isAppError(err)) throw new UsageError(err.message);
       throw err;
     }
     const report = await runImport(ctx, await api(), records, { tags: tagList(o.tag) ?? [], strict: Boolean(o.strict), batchSize: intFlag("--batch-size", o.batchSize, { min: 1, max: CONTACT_LIMITS.importBatch })! });
     if (o.json) printJson(ctx.io, report);
+    if (report.interrupted) throw new CliError("interrupted", EXIT.interrupted);
     if (report.invalid > 0) throw new CliError(`${report.invalid} invalid row${report.invalid === 1 ? "" : "s"} not imported (see above)`, EXIT.usage);
     if (report.limitReached > 0) throw new CliError(`${report.limitReached} row${report.limitReached === 1 ? "" : "s"} not imported: the plan's contact limit was reached`, EXIT.auth);
   });
@@ -213,84 +216,38 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       mutuallyExclusive({ "--csv": o.csv, "--ndjson": o.ndjson });
       const query = { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) };
       const client = await api();
-      const n = await withDataSink(ctx.io, o.out, async (sink) => {
-        if (!o.ndjson) sink.write(csvText([EXPORT_COLUMNS]));
-        let count = 0;
-        for await (const c of eachContact(client, query, ctx.io.signal)) {
-          sink.write(o.ndjson ? JSON.stringify(c) + "\n" : csvText([exportRow(c)]));
-          count++;
+      const progress = rateProgress(ctx.io, ctx.clock, "contacts");
+      let count = 0;
+      let total: number | undefined;
+      try {
+        await withDataSink(ctx.io, o.out, async (sink) => {
+          if (!o.ndjson) sink.write(csvText([EXPORT_COLUMNS]));
+          const onPage = (page: { total: number }) => progress.setTotal((total = page.total));
+          for await (const c of eachContact(client, query, ctx.io.signal, onPage)) {
+            // Ctrl-C between rows: the --out file is then discarded by withDataSink.
+            ctx.io.signal?.throwIfAborted();
+            sink.write(o.ndjson ? JSON.stringify(c) + "\n" : csvText([exportRow(c)]));
+            progress.update(++count);
+          }
+        });
+      } catch (err) {
+        progress.stop();
+        if (ctx.io.signal?.aborted && !stdoutWasClosed(ctx.io)) {
+          const of = total === undefined ? "" : ` of ${total.toLocaleString("en")}`;
+          ctx.info(`interrupted after ${count.toLocaleString("en")}${of} contacts: ${o.out ? `${o.out} was not written` : "the output is incomplete"}`);
         }
-        return count;
-      });
-      ctx.info(`exported ${n} contact${n === 1 ? "" : "s"}${o.out ? ` to ${o.out}` : ""}`);
+        throw err;
+      }
+      progress.stop();
+      ctx.info(`exported ${count} contact${count === 1 ? "" : "s"}${o.out ? ` to ${o.out}` : ""}`);
     });
   example(exportCmd, "outreach contacts export --csv > contacts.csv", "outreach contacts export --ndjson --status active | jq .email");
 }
 
-export interface ImportReport {
-  created: number;
-  duplicates: number;
-  invalid: number;
-  limitReached: number;
-  skipped: number;
-  rows: Array<{ where: string; status: ContactImportOutcome["status"] | "skipped"; id?: string; error?: string }>;
-}
-
-/**
- * Validate locally what can be (unreadable lines, leads without email), send the rest
- * in batches to the bulk endpoint, and report every row by where it is in the file.
- */
-async function runImport(
-  ctx: CommandContext,
-  client: ApiClient,
-  records: ImportRecord[],
-  options: { tags: string[]; strict: boolean; batchSize: number },
-): Promise<ImportReport> {
-  const report: ImportReport = { created: 0, duplicates: 0, invalid: 0, limitReached: 0, skipped: 0, rows: [] };
-  const line = (where: string, status: string, detail?: string) => ctx.info(`${where}: ${status}${detail ? `: ${detail}` : ""}`);
-  const sendable: Array<{ where: string; contact: Record<string, unknown> }> = [];
-  for (const r of records) {
-    if (r.skipped) {
-      report.skipped++;
-      report.rows.push({ where: r.where, status: "skipped", error: r.skipped });
-      continue;
-    }
-    // --strict checks every row with the server's own schema before anything is sent.
-    const error = r.unreadable ?? (options.strict ? localError(r.contact) : undefined);
-    if (error && options.strict) throw new CliError(`${r.where}: invalid: ${error} (--strict: nothing was imported)`, EXIT.usage);
-    if (r.unreadable) {
-      report.invalid++;
-      report.rows.push({ where: r.where, status: "invalid", error });
-      line(r.where, "invalid", error);
-      continue;
-    }
-    // Invalid rows still go to the server, which has the final word and reports them.
-    sendable.push({ where: r.where, contact: r.contact! });
-  }
-  for (let i = 0; i < sendable.length; i += options.batchSize) {
-    const batch = sendable.slice(i, i + options.batchSize);
-    const contacts = batch.map((b) => b.contact);
-    const result = await client.call("contacts.import", { body: options.tags.length ? { contacts, tags: options.tags } : { contacts }, signal: ctx.io.signal });
-    for (const outcome of result.results) {
-      const where = batch[outcome.index]!.where;
-      report.rows.push({ where, status: outcome.status, id: outcome.id, error: outcome.error });
-      if (outcome.status === "created") report.created++;
-      else {
-        if (outcome.status === "duplicate") report.duplicates++;
-        else if (outcome.status === "invalid") report.invalid++;
-        else report.limitReached++;
-        line(where, outcome.status.replace("_", " "), outcome.error);
-      }
-    }
-  }
-  ctx.info(
-    `imported ${report.created} contact${report.created === 1 ? "" : "s"}; ${report.duplicates} duplicate, ${report.invalid} invalid, ${report.skipped} skipped (no email)` +
-      (report.limitReached ? `, ${report.limitReached} over the plan's limit` : ""),
-  );
-  return report;
-}
-
-function localError(contact: Record<string, unknown> | undefined): string | undefined {
-  const parsed = ContactInput.safeParse(contact);
-  return parsed.success ? undefined : describeZodError(parsed.error, "contact");
+/** The import's input as text: a file or stdin, its encoding detected or forced, a folder or binary data refused. */
+async function readImportFile(ctx: CommandContext, file: string, encoding: string | undefined): Promise<DecodedText> {
+  const read = file === "-" ? decodeText(await readAllBytes(ctx.io.stdin), "stdin", { forced: encoding }) : readTextFile(file, { forced: encoding });
+  if (read.notice) ctx.warn(read.notice);
+  if (read.text.trim() === "") throw new UsageError(`${file === "-" ? "stdin" : file}: empty, nothing to import`);
+  return read;
 }

@@ -28,8 +28,9 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       .argument("[files...]", "files to import, in order")
       .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
       .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
-      .option("--replace", "drop everything previously imported from a file of the same name first"),
-  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; json?: boolean }) => {
+      .option("--replace", "drop everything previously imported from a file of the same name first")
+      .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  ).action(async (given: string[], options: { sample?: boolean; bbox?: string; replace?: boolean; encoding?: string; json?: boolean }) => {
     if (given.length === 0 && !options.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
     const files = options.sample ? [samplePath(), ...given] : given;
     let bbox;
@@ -39,7 +40,10 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       throw new UsageError(err instanceof Error ? err.message : String(err));
     }
     // Check every file before importing any, so a typo in the third name costs nothing.
-    for (const file of files) importerFor(resolve(file));
+    for (const file of files) {
+      const { notice } = importerFor(resolve(file), { encoding: options.encoding });
+      if (notice) ctx.warn(notice);
+    }
     const service = ctx.openInstance().services.placesImport;
     const summaries: ImportSummary[] = [];
     for (const file of files) {
@@ -49,6 +53,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         summary = await service.importFile(file, {
           bbox,
           replace: options.replace,
+          encoding: options.encoding,
           signal: ctx.io.signal,
           onProgress: (p) => spinner.update(progressLine(p)),
         });
@@ -65,6 +70,11 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
       );
       summaries.push(summary);
       if (!options.json) printSummary(ctx, summary);
+      const nothing = noPlacesReason(summary);
+      if (nothing) {
+        if (options.json) printJson(ctx.io, summaries);
+        throw new CliError(`${file}: ${nothing}`, EXIT.usage);
+      }
     }
     if (options.json) printJson(ctx.io, summaries);
   });
@@ -238,6 +248,18 @@ function reportDownload(ctx: CommandContext, result: RegionDownloadResult): void
   const { record } = result;
   const how = !result.downloaded ? "already in the cache, unchanged" : result.resumed ? "downloaded (resumed)" : "downloaded";
   ctx.info(`${record.id}: ${how}, ${megabytes(record.bytes)} MB, MD5 ${record.md5} checked → ${record.file}`);
+}
+
+/**
+ * Why a user's own list (CSV, NDJSON) gave no place at all, when it did: "added 0" and exit 0
+ * would read as success. Rows left out by --bbox are what was asked for, not a failure.
+ */
+function noPlacesReason(s: ImportSummary): string | undefined {
+  if (s.unchangedFile || s.total > 0 || (s.source.kind !== "csv" && s.source.kind !== "ndjson")) return undefined;
+  const rejected = s.skipped["invalid row"] ?? 0;
+  if (rejected > 0) return `no row became a place: all ${rejected.toLocaleString("en")} rows were rejected (${s.rejectedRows[0] ?? "see above"}${rejected > 1 ? ", …" : ""})`;
+  if (Object.keys(s.skipped).length === 0) return "the file has no rows: nothing to import";
+  return undefined;
 }
 
 function printSummary(ctx: CommandContext, s: ImportSummary): void {

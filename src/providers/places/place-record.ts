@@ -84,6 +84,8 @@ export interface PlaceImporter {
   readBatches?(options: ImportOptions): AsyncIterable<ImportItem[]>;
   /** Facts about the source; call after `read` has been consumed (some come from the data). */
   source(): SourceInfo;
+  /** What the user should hear before the import (a CSV whose encoding was guessed). */
+  readonly notice?: string;
 }
 
 export const OSM_LICENCE = "ODbL-1.0";

@@ -3,7 +3,9 @@ import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
+import { parse as parseCsvText } from "csv-parse/sync";
 import { badRequest } from "../../../core/errors.js";
+import { delimiterName, readTextHead, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
 import type { Socials } from "../../../core/schemas/lead.js";
 import { normaliseKey } from "../../../core/text.js";
 import {
@@ -37,6 +39,50 @@ import { dateFromFileName } from "./data-date.js";
  */
 
 const NETWORKS = ["linkedin", "facebook", "twitter", "instagram"] as const;
+
+/** The columns a row is read from, by their name in any case ("Name", "LAT" from a spreadsheet). */
+const COLUMNS = [
+  "placeId", "name", "address", "lat", "lng", "website", "phone", "email", "rating", "categories", ...NETWORKS, "street", "housenumber",
+  "postcode", "city", "country", "description", "businessSummary", "openingHours", "cuisine", "brand",
+];
+const COLUMN_BY_LOWER = new Map(COLUMNS.map((c) => [c.toLowerCase(), c]));
+const REQUIRED_COLUMNS = ["name", "lat", "lng"];
+
+const columnName = (header: string) => COLUMN_BY_LOWER.get(header.trim().toLowerCase()) ?? header.trim();
+
+/** How a CSV file is read: its encoding and delimiter, judged on its head (core/text-file.ts). */
+interface CsvLayout {
+  encoding: string;
+  delimiter: CsvDelimiter;
+  /** Said to the user before the import (an encoding that was guessed). */
+  notice?: string;
+}
+
+/**
+ * A CSV's layout, and a 400 before anything is imported when it cannot give a single place:
+ * binary data, a folder, or a header without name, lat and lng (the columns found are named,
+ * so a wrong delimiter or a misnamed column is seen at once).
+ */
+function csvLayout(path: string, forced?: string): CsvLayout {
+  const head = readTextHead(path, { forced });
+  const delimiter = sniffDelimiter(head.text, { complete: head.whole });
+  let header: string[] | undefined;
+  try {
+    // The first line with anything on it (csv-parse counts `to_line` over blank lines too).
+    header = (parseCsvText(head.text.replace(/^(?:[ \t]*\r?\n)+/, ""), { delimiter, bom: true, skip_empty_lines: true, relax_column_count: true, to_line: 1 }) as string[][])[0]?.map((h) => h.trim());
+  } catch (err) {
+    throw badRequest(`${basename(path)} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!header?.some((h) => h !== "")) throw badRequest(`${basename(path)}: empty, no places to import`);
+  const missing = REQUIRED_COLUMNS.filter((c) => !header.some((h) => columnName(h) === c));
+  if (missing.length) {
+    throw badRequest(
+      `${basename(path)}: no row can be a place: each needs a name, lat and lng column, and ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing; ` +
+        `columns found were ${header.map((h) => JSON.stringify(h)).join(", ")} (separated by ${delimiterName(delimiter)})`,
+    );
+  }
+  return { encoding: head.encoding, delimiter, notice: head.notice };
+}
 
 class RowError extends Error {
   constructor(
@@ -130,17 +176,28 @@ export function sourceKeyOf(fileName: string): string {
 
 /** CSV or NDJSON rows in the Lead shape. */
 export class LeadRowsImporter implements PlaceImporter {
+  private readonly layout: CsvLayout | undefined;
+
   constructor(
     private readonly path: string,
     private readonly format: "csv" | "ndjson",
-  ) {}
+    encoding?: string,
+  ) {
+    this.layout = format === "csv" ? csvLayout(path, encoding) : undefined;
+  }
+
+  /** A guessed encoding, for the user to hear before the import. */
+  get notice(): string | undefined {
+    return this.layout?.notice;
+  }
 
   private async *rows(signal?: AbortSignal): AsyncGenerator<{ line: number; row: Record<string, unknown> } | { line: number; error: RowError }> {
     const fileName = basename(this.path);
-    if (this.format === "csv") {
-      const input = createReadStream(this.path);
+    if (this.layout) {
+      const { encoding, delimiter } = this.layout;
+      const input = textStream(this.path, encoding);
       const parser = input.pipe(
-        parseCsv({ columns: (header: string[]) => header.map((h) => h.trim()), bom: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true }),
+        parseCsv({ columns: (header: string[]) => header.map(columnName), delimiter, bom: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true }),
       );
       try {
         for await (const record of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
