@@ -26,3 +26,15 @@ export function stopSequences(db: Db, campaignId: string, contactIds: readonly s
 export function isSequenceStopped(db: Db, campaignId: string, contactId: string): boolean {
   return db.prepare("SELECT 1 FROM sequence_stops WHERE campaign_id = ? AND contact_id = ?").get(campaignId, contactId) !== undefined;
 }
+
+/**
+ * Stops a contact's sequences in every campaign it has a step in (a bounce, an
+ * unsubscribe: they concern the address, not one campaign). Same transaction rule as
+ * `stopSequences`. Returns the number of skipped steps.
+ */
+export function stopSequencesOfContact(db: Db, contactId: string, reason: SequenceStopReason, now: string): number {
+  const campaigns = db.prepare("SELECT DISTINCT campaign_id FROM campaign_executions WHERE contact_id = ?").pluck().all(contactId) as string[];
+  let skipped = 0;
+  for (const campaignId of campaigns) skipped += stopSequences(db, campaignId, [contactId], reason, now);
+  return skipped;
+}
