@@ -33,6 +33,8 @@ export interface DeliveryHooks {
   afterRecordSending?(executionId: string): void;
   /** After the relay's answer, before it is recorded. */
   afterRelayAnswer?(executionId: string): void;
+  /** After `sent` (and the next step) is committed, before the campaign is looked at. */
+  afterRecordSent?(executionId: string): void;
 }
 
 export interface DeliveryServiceDeps {
@@ -336,6 +338,7 @@ export class DeliveryService {
     const stamp = now.toISOString();
     if (!(answer instanceof RelayError)) {
       this.write(() => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
+      hooks.afterRecordSent?.(id);
       this.deps.log(`${label}: sent (${answer.response})`);
       result.sent++;
     } else if (answer.kind === "cancelled") {
