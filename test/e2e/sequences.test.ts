@@ -3,6 +3,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { describe, expect, it } from "vitest";
 import type { FollowUpInput } from "../../src/core/schemas/sequence.js";
 import { createBounces } from "../../src/services/index.js";
+import { TRIGGER_SCOPE } from "../../src/services/campaigns.js";
 import { stopSequences } from "../../src/store/sequence-stops.js";
 import { sendingSetup, type SendingSetup } from "../helpers/sending.js";
 import { headerOf, type SinkMessage } from "../helpers/smtp-sink.js";
@@ -219,5 +220,68 @@ describe("follow-up steps against a real SMTP server", () => {
     clock.set("2026-11-23T22:00:30.000Z");
     expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 0 });
     expect(due(ny, 1).nextAttemptAt).toBe("2026-11-24T14:00:00.000Z");
+  });
+
+  it("lifetime campaigns run the steps per triggered contact; a pause cancels later steps, a resume continues them", async () => {
+    const setup = await sendingSetup();
+    const { services, clock } = setup.instance;
+    const bea = setup.addContact("bea@clinic-one.test", { name: "Bea" });
+    const bob = setup.addContact("bob@clinic-two.test", { name: "Bob" });
+    const campaign = await services.campaigns.create(setup.principal, {
+      name: "Welcome",
+      type: "lifetime",
+      subject: "Welcome {{ contact.name }}",
+      bodyMarkdown: "Hi.",
+      sendingDomainId: setup.domain.id,
+      followUps: [
+        { delay: "PT1M", bodyMarkdown: "Second." },
+        { delay: "PT1M", bodyMarkdown: "Third." },
+      ],
+    });
+    services.campaigns.changeLifecycle(setup.principal, campaign.id, { status: "active" });
+    const key = { ...setup.principal, kind: "key" as const, userId: null, role: null, scopes: [TRIGGER_SCOPE] };
+    services.campaigns.trigger(key, campaign.id, bea);
+    await setup.delivery().runUntilEmpty();
+    clock.advance(MINUTE);
+    services.campaigns.trigger(key, campaign.id, bob);
+    await setup.delivery().runUntilEmpty();
+    // Bea: steps 0 and 1 sent; Bob: step 0 sent. Each has its next step pending.
+    const steps = () =>
+      executionsOf(setup, campaign.id)
+        .map((e) => `${e.contactId === bea ? "bea" : "bob"}${e.step}:${e.status}`)
+        .sort();
+    expect(steps()).toEqual(["bea0:sent", "bea1:sent", "bea2:pending", "bob0:sent", "bob1:pending"]);
+
+    services.campaigns.changeLifecycle(setup.principal, campaign.id, { status: "paused" });
+    expect(steps()).toEqual(["bea0:sent", "bea1:sent", "bea2:cancelled", "bob0:sent", "bob1:cancelled"]);
+    clock.advance(10 * MINUTE);
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ claimed: 0 });
+
+    // Resumed: the cancelled steps were due while paused, so they go out now, once.
+    services.campaigns.changeLifecycle(setup.principal, campaign.id, { status: "active" });
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 2 });
+    clock.advance(MINUTE);
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 1 });
+    expect(steps()).toEqual(["bea0:sent", "bea1:sent", "bea2:sent", "bob0:sent", "bob1:sent", "bob2:sent"]);
+    expect(setup.sink.received).toHaveLength(6);
+  });
+
+  it("a step recorded as sent without its successor gets it from the recovery sweep, exactly once", async () => {
+    const setup = await sendingSetup();
+    const { services } = setup.instance;
+    setup.addContact("bea@clinic-one.test", { name: "Bea" });
+    const campaignId = await launchSequence(setup, [{ delay: "PT1M", bodyMarkdown: "Again." }]);
+    await setup.delivery().runUntilEmpty();
+    const db = services.deps.db;
+    // What a path that records `sent` without creating the next step would leave behind.
+    expect(db.prepare("DELETE FROM campaign_executions WHERE campaign_id = ? AND step = 1").run(campaignId).changes).toBe(1);
+    const stepOnes = () => db.prepare("SELECT count(*) FROM campaign_executions WHERE campaign_id = ? AND step = 1").pluck().get(campaignId);
+    for (let run = 0; run < 3; run++) {
+      const delivery = setup.delivery();
+      expect(delivery.acquire()).toEqual({ ok: true });
+      delivery.release();
+      expect(stepOnes()).toBe(1);
+    }
+    expect(setup.logs.filter((l) => l.includes("follow-up step(s) created"))).toEqual(["delivery recovery: 1 follow-up step(s) created"]);
   });
 });

@@ -58,7 +58,7 @@ export const SendWindowSchema = z
     end: LocalTime,
     timeZone: z.union([z.literal("contact"), TimeZoneName]).default("contact"),
   })
-  .refine((w) => w.start < w.end, { message: "end must be later than start (a window lies within one day)", path: ["end"] })
+  .refine((w) => w.start < w.end, { message: "must be later than start (a window lies within one day)", path: ["end"] })
   .meta({
     id: "SendWindow",
     description:
