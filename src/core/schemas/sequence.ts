@@ -30,7 +30,11 @@ export const FollowUpInput = z.strictObject({
     .nullable()
     .optional()
     .describe("A Liquid template; without one the step replies in the thread: `Re: ` + step 0's subject, In-Reply-To and References."),
-  bodyMarkdown: z.string().trim().min(1).max(100_000).describe("A Liquid template over the same variables as step 0."),
+  bodyMarkdown: z
+    .string()
+    .max(100_000)
+    .refine((v) => v.trim() !== "", "must not be empty")
+    .describe("A Liquid template over the same variables as step 0."),
 });
 export type FollowUpInput = z.infer<typeof FollowUpInput>;
 
