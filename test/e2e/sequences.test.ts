@@ -284,4 +284,40 @@ describe("follow-up steps against a real SMTP server", () => {
     }
     expect(setup.logs.filter((l) => l.includes("follow-up step(s) created"))).toEqual(["delivery recovery: 1 follow-up step(s) created"]);
   });
+
+  it("a window keeps its local hours across the spring and autumn clock changes (Berlin, New York), on the injected clock", async () => {
+    const setup = await sendingSetup();
+    const { services, clock } = setup.instance;
+    const berlin = setup.addContact("berlin@clinic-one.test", { name: "Ben" });
+    services.contacts.update(setup.instance.teamId, berlin, { timeZone: "Europe/Berlin" });
+    const window = { days: ["mon", "tue", "wed", "thu", "fri"] as const, start: "09:00", end: "17:00", timeZone: "contact" as const };
+    const stepZero = (campaignId: string) => executionsOf(setup, campaignId).find((e) => e.step === 0)!;
+    const launchAt = async (iso: string) => {
+      clock.set(iso);
+      return launchSequence(setup, [], { sendWindow: { ...window, days: [...window.days] } });
+    };
+
+    // Friday 2026-03-27 18:00 CET; the clocks go forward on Sunday: Monday 09:00 CEST is 07:00Z.
+    const march = await launchAt("2026-03-27T17:00:00.000Z");
+    await setup.delivery().runUntilEmpty();
+    expect(stepZero(march).nextAttemptAt).toBe("2026-03-30T07:00:00.000Z");
+    clock.set("2026-03-30T06:59:00.000Z");
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 0 });
+    clock.set("2026-03-30T07:00:00.000Z");
+    expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 1 });
+
+    // Friday 2026-10-23 18:00 CEST; the clocks go back on Sunday: Monday 09:00 CET is 08:00Z.
+    const october = await launchAt("2026-10-23T16:00:00.000Z");
+    await setup.delivery().runUntilEmpty();
+    expect(stepZero(october).nextAttemptAt).toBe("2026-10-26T08:00:00.000Z");
+
+    // New York: Friday 2026-03-06 18:00 EST → Monday 09:00 EDT (13:00Z); Friday 2026-10-30 18:00 EDT → Monday 09:00 EST (14:00Z).
+    services.contacts.update(setup.instance.teamId, berlin, { timeZone: "America/New_York" });
+    const spring = await launchAt("2026-03-06T23:00:00.000Z");
+    await setup.delivery().runUntilEmpty();
+    expect(stepZero(spring).nextAttemptAt).toBe("2026-03-09T13:00:00.000Z");
+    const autumn = await launchAt("2026-10-30T22:00:00.000Z");
+    await setup.delivery().runUntilEmpty();
+    expect(stepZero(autumn).nextAttemptAt).toBe("2026-11-02T14:00:00.000Z");
+  });
 });

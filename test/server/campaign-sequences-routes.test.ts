@@ -173,3 +173,20 @@ describe("cancel and resolve over HTTP", () => {
     expect(after.campaign.status).toBe("sent");
   });
 });
+
+describe("OpenAPI document: sequences", () => {
+  it("marks the new operations and fields as additions", async () => {
+    const instance = createTestInstance();
+    const server = await startTestServer(instance.services);
+    const doc = (await (await server.request("/api/v1/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { operationId: string; "x-addition"?: boolean }>>;
+      components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+    };
+    expect(doc.paths["/api/v1/campaigns/{id}/cancel"]?.post).toMatchObject({ operationId: "cancelCampaign", "x-addition": true });
+    expect(doc.paths["/api/v1/campaigns/{id}/executions/{executionId}/resolve"]?.post).toMatchObject({ operationId: "resolveCampaignExecution", "x-addition": true });
+    const { Campaign, CampaignExecution, Contact, BrandSettings } = doc.components.schemas;
+    for (const [schema, field] of [[Campaign, "followUps"], [Campaign, "stopScope"], [Campaign, "stopOnAutoReply"], [Campaign, "sendWindow"], [CampaignExecution, "repliedAt"], [Contact, "timeZone"], [BrandSettings, "timeZone"]] as const) {
+      expect(schema!.properties[field]?.description, field).toMatch(/^Addition \(sequences\)/);
+    }
+  });
+});
