@@ -97,4 +97,18 @@ describe("outreach campaigns: follow-ups, windows, cancel, unconfirmed", () => {
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/only an unconfirmed execution can be resolved/);
   });
+
+  it("contacts add|update --time-zone set the zone send windows use; '' falls back to the brand's", async () => {
+    const setup = await sendingSetup();
+    const cli = cliOn(setup);
+    const added = await cli(["contacts", "add", "--email", "nia@clinic.test", "--name", "Nia", "--time-zone", "America/New_York", "--json"]);
+    expect(added.code, added.stderr).toBe(0);
+    const id = JSON.parse(added.stdout).contact.id as string;
+    expect(setup.instance.services.contacts.get(setup.instance.teamId, id).timeZone).toBe("America/New_York");
+    const bad = await cli(["contacts", "update", id, "--time-zone", "Atlantis/Capital"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/IANA time zone/);
+    expect((await cli(["contacts", "update", id, "--time-zone", ""])).code).toBe(0);
+    expect(setup.instance.services.contacts.get(setup.instance.teamId, id).timeZone).toBeNull();
+  });
 });
