@@ -1,11 +1,12 @@
 import type { Db } from "./db.js";
+import { DeliveriesRepo } from "./deliveries.js";
 
 export type SequenceStopReason = "replied" | "replied-domain" | "auto-replied" | "bounced" | "unsubscribed" | "cancelled";
 
 /**
  * Stops the sequences of some contacts in one campaign: records the stop (so no later step
  * is ever created for them, even from a step that is in flight now) and skips their open
- * steps. Call it inside the transaction that records the cause (the reply, the bounce, the
+ * steps (a one-time campaign left with none is `sent`). Call it inside the transaction that records the cause (the reply, the bounce, the
  * unsubscribe), so the cause and the stop are one fact. Returns the number of skipped steps.
  */
 export function stopSequences(db: Db, campaignId: string, contactIds: readonly string[], reason: SequenceStopReason, now: string): number {
@@ -19,6 +20,9 @@ export function stopSequences(db: Db, campaignId: string, contactIds: readonly s
     record.run(campaignId, contactId, reason, now);
     skipped += skip.run(reason, now, campaignId, contactId).changes;
   }
+  // A one-time campaign whose last open steps were just skipped is done now: no delivery
+  // pass would look at it again to say so.
+  if (skipped > 0) new DeliveriesRepo(db).completeCampaigns([campaignId], now);
   return skipped;
 }
 
@@ -36,5 +40,7 @@ export function stopSequencesOfContact(db: Db, contactId: string, reason: Sequen
   const campaigns = db.prepare("SELECT DISTINCT campaign_id FROM campaign_executions WHERE contact_id = ?").pluck().all(contactId) as string[];
   let skipped = 0;
   for (const campaignId of campaigns) skipped += stopSequences(db, campaignId, [contactId], reason, now);
+  // The caller may have skipped the open steps itself first: the campaigns left with none are done.
+  new DeliveriesRepo(db).completeCampaigns(campaigns, now);
   return skipped;
 }

@@ -146,6 +146,8 @@ describe("follow-up steps against a real SMTP server", () => {
     ]);
     const stepOne = (contactId: string) => executionsOf(setup, campaignId).find((e) => e.contactId === contactId && e.step === 1)!;
     expect(stepOne(bea).status).toBe("skipped");
+    // Cid's follow-up is still open: the campaign goes on.
+    expect(services.campaigns.detail(setup.principal, campaignId).campaign.status).toBe("sending");
     expect(stepOne(bob).status).toBe("skipped");
 
     clock.advance(MINUTE);
@@ -153,6 +155,7 @@ describe("follow-up steps against a real SMTP server", () => {
     expect(setup.sink.received.map((m) => m.rcptTo[0])).toEqual(expect.arrayContaining(["cid@clinic-three.test"]));
     expect(toOf(setup, "cid@clinic-three.test")).toHaveLength(2);
     const detail = services.campaigns.detail(setup.principal, campaignId);
+    expect(detail.campaign.status).toBe("sent");
     expect(detail.unsubscribed).toBe(1);
     expect(detail.executionCounts).toMatchObject({ bounced: 1, skipped: 2 });
   });
@@ -319,5 +322,19 @@ describe("follow-up steps against a real SMTP server", () => {
     const autumn = await launchAt("2026-10-30T22:00:00.000Z");
     await setup.delivery().runUntilEmpty();
     expect(stepZero(autumn).nextAttemptAt).toBe("2026-11-02T14:00:00.000Z");
+  });
+
+  it("a one-time campaign whose last open step is stopped is sent at once", async () => {
+    const setup = await sendingSetup();
+    const { services, clock } = setup.instance;
+    const bea = setup.addContact("bea@clinic-one.test", { name: "Bea" });
+    const campaignId = await launchSequence(setup, [{ delay: "P2D", bodyMarkdown: "Again." }]);
+    await setup.delivery().runUntilEmpty();
+    expect(services.campaigns.detail(setup.principal, campaignId).campaign.status).toBe("sending");
+    const db = services.deps.db;
+    db.transaction(() => stopSequences(db, campaignId, [bea], "replied", clock.now().toISOString())).immediate();
+    const detail = services.campaigns.detail(setup.principal, campaignId);
+    expect(detail.campaign).toMatchObject({ status: "sent", sentAt: clock.now().toISOString() });
+    expect(detail.executionCounts).toMatchObject({ sent: 1, skipped: 1, pending: 0 });
   });
 });
