@@ -23,7 +23,7 @@ import type { ServiceDeps } from "./deps.js";
 import type { MessageTemplates } from "./message-template.js";
 import type { OutgoingMessages } from "./outgoing-message.js";
 import type { SendingDomainService } from "./sending-domains.js";
-import { sequenceChangesOf, sequenceColumnsOfCreate, sequenceFieldsOf, validateFollowUps } from "./campaign-sequence.js";
+import { followUpsOf, sequenceChangesOf, sequenceColumnsOfCreate, sequenceFieldsOf, validateFollowUps } from "./campaign-sequence.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
@@ -246,25 +246,32 @@ export class CampaignService {
   }
 
   /** One contact's message as the campaign would send it now. */
-  async preview(principal: Principal, id: string, contactId: string): Promise<MessagePreview> {
+  async preview(principal: Principal, id: string, contactId: string, step = 0): Promise<MessagePreview> {
     const campaign = this.row(principal.teamId, id);
+    const steps = followUpsOf(campaign).length;
+    if (step > steps) throw badRequest(`invalid query: step ${step} does not exist: the campaign has ${steps} follow-up step(s) after step 0`);
     const contact = this.deps.contacts.get(principal.teamId, contactId);
     const domainId = campaign.sending_domain_id ?? this.deps.sendingDomains.defaultDomainId(principal.teamId);
     const sender = domainId ? this.deps.sendingDomains.sender(principal.teamId, domainId) : undefined;
+    const sent = this.deps.sequences.thread(id, contactId, step);
     const message = await this.deps.messages().build({
       campaign,
       executionId: "exe_preview",
       contact,
       sender: sender ?? { domain: "example.invalid", senderEmail: "sender@example.invalid", senderName: "(no sending domain yet)" },
       brand: this.deps.brand.forTeam(principal.teamId),
+      step,
+      // The thread as it would be: the Message-IDs already sent to the contact, else what they will look like.
+      thread: Array.from({ length: step }, (_, k) => sent[k] ?? `<exe_preview_step${k}@${sender?.domain ?? "example.invalid"}>`),
     });
+    const thread: Record<string, string> = message.inReplyTo ? { "In-Reply-To": message.inReplyTo, References: message.references!.join(" ") } : {};
     return {
       from: `${message.from.name} <${message.from.address}>`,
       to: message.to,
       subject: message.subject,
       text: message.text,
       html: message.html,
-      headers: { ...message.headers, "Message-ID": message.messageId, "Return-Path": `<${message.envelope.from}>` },
+      headers: { ...message.headers, "Message-ID": message.messageId, "Return-Path": `<${message.envelope.from}>`, ...thread },
     };
   }
 

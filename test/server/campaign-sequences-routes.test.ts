@@ -105,6 +105,38 @@ describe("follow-up steps over HTTP", () => {
   });
 });
 
+describe("preview of a follow-up step", () => {
+  it("renders step n in its thread, or with its own subject; a step that does not exist is a 400", async () => {
+    const instance = createTestInstance();
+    const server = await startTestServer(instance.services);
+    const token = instance.token;
+    const contactId = instance.services.contacts.add(instance.teamId, { email: "lin@example.com", name: "Lin" }).id;
+    const created = await post(server, token, "/api/v1/campaigns", {
+      name: "Intro",
+      type: "one-time",
+      subject: "Hello {{ contact.name }}",
+      bodyMarkdown: "Hi.",
+      followUps: [FOLLOW_UP, { delay: "P3D", subject: "Last note for {{ contact.name }}", bodyMarkdown: "Bye." }],
+    });
+    const id = created.body.campaign.id;
+    const preview = async (step: string) => {
+      const res = await server.request(`/api/v1/campaigns/${id}/preview?contactId=${contactId}&step=${step}`, { token });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const first = await preview("1");
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ subject: "Re: Hello Lin", headers: { "In-Reply-To": "<exe_preview_step0@example.invalid>", References: "<exe_preview_step0@example.invalid>" } });
+    expect(first.body.text).toContain("Following up, Lin.");
+    const last = await preview("2");
+    expect(last.body.subject).toBe("Last note for Lin");
+    expect(last.body.headers).not.toHaveProperty("In-Reply-To");
+    const missing = await preview("3");
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatch(/step 3 does not exist: the campaign has 2 follow-up step\(s\)/);
+    expect((await preview("x")).status).toBe(400);
+  });
+});
+
 describe("cancel and resolve over HTTP", () => {
   it("cancels a launched one-time campaign; 409 for a draft, a lifetime campaign and a finished one", async () => {
     const setup = await sendingSetup();

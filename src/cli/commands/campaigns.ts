@@ -186,9 +186,11 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .description("render the message one contact would get: headers, subject and the text part (--html for the HTML part)")
       .argument("<id>", "campaign id")
       .requiredOption("--contact <id>", "contact id")
+      .option("--step <n>", "which step: 0 (default) the first message, n the n-th follow-up")
       .option("--html", "print the HTML part instead of the text part"),
-  ).action(async (id: string, options: { contact: string; html?: boolean; json?: boolean }) => {
-    const message = await (await ctx.client()).call("campaigns.preview", { params: { id }, query: { contactId: options.contact } });
+  ).action(async (id: string, options: { contact: string; step?: string; html?: boolean; json?: boolean }) => {
+    const query = { contactId: options.contact, ...(options.step !== undefined ? { step: options.step } : {}) };
+    const message = await (await ctx.client()).call("campaigns.preview", { params: { id }, query });
     if (options.json) return printJson(ctx.io, message);
     if (options.html) return void ctx.io.stdout.write(message.html.endsWith("\n") ? message.html : message.html + "\n");
     const lines = [`From: ${message.from}`, `To: ${message.to}`, `Subject: ${message.subject}`, ...Object.entries(message.headers).map(([k, v]) => `${k}: ${v}`), "", message.text];

@@ -228,7 +228,15 @@ export const CampaignDetail = z
 
 export const LaunchResponse = z.object({ campaign: Campaign, queued: z.number().int() }).meta({ id: "LaunchResponse" });
 
-export const PreviewQuery = z.strictObject({ contactId: IdParam });
+export const PreviewQuery = z.strictObject({
+  contactId: IdParam,
+  step: z
+    .string()
+    .regex(/^[0-9]$/, "must be a step number from 0 to 9")
+    .transform(Number)
+    .optional()
+    .describe("Addition (sequences): which step to render (0, the default, is the campaign's own message; n its followUps[n-1])."),
+});
 
 /** One contact's message as it would be sent (the unsubscribe link is live). */
 export const MessagePreview = z
