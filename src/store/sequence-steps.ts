@@ -70,17 +70,25 @@ export class SequenceStepsRepo {
     return id;
   }
 
-  /** Sent, confirmed executions whose next step exists in the campaign but was not created (of one campaign, or all). */
+  /**
+   * Sent, confirmed executions whose next step exists in the campaign but was not created
+   * (of one campaign, or of every campaign with follow-ups that may still send). Driven by
+   * campaign, so each look-up is on the (campaign, contact, step) index, not a table scan.
+   */
   missingNext(campaignId?: string): string[] {
-    return this.db
-      .prepare(
-        `SELECT e.id FROM campaign_executions e JOIN campaigns c ON c.id = e.campaign_id
-         WHERE e.status = 'sent' AND e.unconfirmed = 0 AND e.step < json_array_length(c.follow_ups) ${campaignId ? "AND c.id = @campaignId" : ""}
-           AND NOT EXISTS (SELECT 1 FROM campaign_executions n WHERE n.campaign_id = e.campaign_id AND n.contact_id = e.contact_id AND n.step = e.step + 1)
-           AND NOT EXISTS (SELECT 1 FROM sequence_stops s WHERE s.campaign_id = e.campaign_id AND s.contact_id = e.contact_id)`,
-      )
-      .pluck()
-      .all(campaignId ? { campaignId } : {}) as string[];
+    const campaigns = campaignId
+      ? [campaignId]
+      : (this.db
+          .prepare("SELECT id FROM campaigns WHERE follow_ups <> '[]' AND status IN ('scheduled', 'sending', 'sent', 'active')")
+          .pluck()
+          .all() as string[]);
+    const missing = this.db.prepare(
+      `SELECT e.id FROM campaign_executions e JOIN campaigns c ON c.id = e.campaign_id
+       WHERE e.campaign_id = ? AND e.status = 'sent' AND e.unconfirmed = 0 AND e.step < json_array_length(c.follow_ups)
+         AND NOT EXISTS (SELECT 1 FROM campaign_executions n WHERE n.campaign_id = e.campaign_id AND n.contact_id = e.contact_id AND n.step = e.step + 1)
+         AND NOT EXISTS (SELECT 1 FROM sequence_stops s WHERE s.campaign_id = e.campaign_id AND s.contact_id = e.contact_id)`,
+    );
+    return campaigns.flatMap((id) => missing.pluck().all(id) as string[]);
   }
 
   /** The Message-IDs a contact got from a campaign before `step`, in step order (the thread's References). */
