@@ -16,7 +16,6 @@ export const campaignSequenceOperations = defineOperations({
     tag: "campaigns",
     addition: true,
     auth: "user",
-    idempotent: true,
     params: IdParams,
     response: CancelCampaignResponse,
     errors: [404, 409],
