@@ -3,6 +3,8 @@ import { delayMs } from "../core/duration.js";
 import { newId } from "../core/ids.js";
 import type { Db } from "../store/db.js";
 import { SequenceStepsRepo } from "../store/sequence-steps.js";
+import { sendWindowOf } from "./campaign-sequence.js";
+import { sendWindowWait } from "./send-window-gate.js";
 
 /**
  * Creating the later steps of sequences (docs/architecture.md, "Sequences"). Callers run
@@ -18,9 +20,18 @@ export class SequenceSteps {
     this.repo = new SequenceStepsRepo(deps.db);
   }
 
-  /** After `executionId` was recorded as sent: its next step, if the sequence goes on. */
+  /**
+   * After `executionId` was recorded as sent: its next step, if the sequence goes on. A step
+   * due outside the campaign's send window is due at the window's next opening from the
+   * start, so `nextAttemptAt` tells the truth (the delivery loop checks again when it is due).
+   */
   afterSent(executionId: string, now: string): string | undefined {
-    return this.repo.createNext(executionId, () => newId("exe"), delayMs, now);
+    const next = this.repo.createNext(executionId, () => newId("exe"), delayMs, now);
+    if (!next) return undefined;
+    const context = this.repo.windowContext(next);
+    const wait = sendWindowWait(sendWindowOf(context), context.contact_zone, context.brand_zone ?? "UTC", new Date(next.due));
+    if (wait) this.repo.deferTo(next.id, wait.at, wait.reason, now);
+    return next.id;
   }
 
   /** Every next step that should exist and does not (of one campaign, or all). Returns how many were created. */

@@ -18,6 +18,15 @@ interface SentStep {
   stopped: number;
 }
 
+/** A step just created: its id, due time and whose it is. */
+export interface NextStep {
+  id: string;
+  due: string;
+  campaignId: string;
+  contactId: string;
+  teamId: string;
+}
+
 /** Campaign statuses in which a new step may be created. */
 const RUNNING = { "one-time": ["scheduled", "sending", "sent"], lifetime: ["active"] } as const;
 
@@ -49,7 +58,7 @@ export class SequenceStepsRepo {
    * running. `delayMs` reads a step's delay. Returns the new execution's id, if created.
    * A one-time campaign already marked `sent` is `sending` again.
    */
-  createNext(executionId: string, newId: () => string, delayMs: (delay: string) => number, now: string): string | undefined {
+  createNext(executionId: string, newId: () => string, delayMs: (delay: string) => number, now: string): NextStep | undefined {
     const sent = this.sentStep(executionId);
     if (!sent || sent.status !== "sent" || sent.unconfirmed === 1 || !sent.sent_at) return undefined;
     const followUps = JSON.parse(sent.follow_ups) as Array<{ delay: string }>;
@@ -67,7 +76,22 @@ export class SequenceStepsRepo {
       .run(id, sent.campaign_id, sent.team_id, sent.contact_id, sent.step + 1, due, now, now).changes;
     if (inserted === 0) return undefined;
     this.db.prepare("UPDATE campaigns SET status = 'sending', sent_at = NULL, updated_at = ? WHERE id = ? AND type = 'one-time' AND status = 'sent'").run(now, sent.campaign_id);
-    return id;
+    return { id, due, campaignId: sent.campaign_id, contactId: sent.contact_id, teamId: sent.team_id };
+  }
+
+  /** What a step's send window is read with: the campaign's window, the contact's and the brand's zones. */
+  windowContext(step: NextStep): { send_window: string | null; contact_zone: string | null; brand_zone: string | null } {
+    return this.db
+      .prepare(
+        `SELECT c.send_window, ct.time_zone AS contact_zone, (SELECT b.time_zone FROM brand_settings b WHERE b.team_id = ?) AS brand_zone
+         FROM campaigns c, contacts ct WHERE c.id = ? AND ct.id = ?`,
+      )
+      .get(step.teamId, step.campaignId, step.contactId) as { send_window: string | null; contact_zone: string | null; brand_zone: string | null };
+  }
+
+  /** A pending step waits for `at` (its window's opening), saying why. */
+  deferTo(id: string, at: string, reason: string, now: string): void {
+    this.db.prepare("UPDATE campaign_executions SET not_before = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").run(at, reason, now, id);
   }
 
   /**

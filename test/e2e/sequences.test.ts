@@ -220,6 +220,8 @@ describe("follow-up steps against a real SMTP server", () => {
     // Sent at 16:59:30 New York time, the follow-up falls after 17:00 there: next morning.
     clock.set("2026-11-23T21:59:30.000Z");
     expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 1 });
+    // Known when the step is created: due at the next opening, not at 22:00:30Z.
+    expect(due(ny, 1)).toMatchObject({ nextAttemptAt: "2026-11-24T14:00:00.000Z", error: expect.stringMatching(/outside the send window/) });
     clock.set("2026-11-23T22:00:30.000Z");
     expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 0 });
     expect(due(ny, 1).nextAttemptAt).toBe("2026-11-24T14:00:00.000Z");
