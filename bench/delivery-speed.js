@@ -12,16 +12,11 @@ import { openInstance } from "../dist/services/instance.js";
 import { createDelivery } from "../dist/services/index.js";
 import { relayFromConfig } from "../dist/services/delivery-runtime.js";
 import { composeSigned } from "../dist/providers/smtp/message-signer.js";
-import { median, sendingDataDir, startSink } from "./fixtures/sending.js";
+import { median, sendingDataDir, sinkEnv, startSink } from "./fixtures/sending.js";
 
 const N = Number(process.argv[2] ?? 500);
 const sink = await startSink();
-const env = {
-  OUTREACH_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-  OUTREACH_PUBLIC_URL: "https://outreach.acme-dental.test",
-  OUTREACH_SEND_PER_MINUTE: "0",
-  OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE: "0",
-};
+const env = sinkEnv(sink);
 const { dataDir } = await sendingDataDir({ contacts: N, env });
 const instance = openInstance({ dataDir, env });
 const { services } = instance;

@@ -1,5 +1,6 @@
 import { CONTACT_LIMITS } from "../core/schemas/contact.js";
 import { delimiterName, sniffDelimiter } from "../core/text-file.js";
+import { timeZoneAt } from "../core/time-zone-lookup.js";
 import { CsvFormatError, readCsv } from "./csv.js";
 
 /**
@@ -69,13 +70,22 @@ function leadToContact(o: Obj, where: string): ImportRecord {
   if (typeof website === "string") contact.description = website;
   const tags = categoryTags(o.categories);
   if (tags.length) contact.tags = tags;
+  // Send windows are read in the recipient's zone: the business's own, from where it is.
+  const timeZone = coordinate(o.lat) !== undefined && coordinate(o.lng) !== undefined ? timeZoneAt(coordinate(o.lat)!, coordinate(o.lng)!) : null;
+  if (timeZone) contact.timeZone = timeZone;
   return { where, contact };
+}
+
+/** A lead's lat or lng: a JSON number, or a CSV cell holding one. */
+function coordinate(v: unknown): number | undefined {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : undefined;
 }
 
 function contactOf(o: Obj, where: string): ImportRecord {
   if (isLead(o)) return leadToContact(o, where);
   const contact: Obj = {};
-  for (const key of ["email", "name", "phone", "description", "status"]) {
+  for (const key of ["email", "name", "phone", "description", "status", "timeZone"]) {
     const v = blankToUndefined(o[key]);
     if (v !== undefined && v !== null) contact[key] = v;
   }

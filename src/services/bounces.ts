@@ -2,6 +2,7 @@ import type { Clock } from "../core/clock.js";
 import type { BounceReport } from "../providers/smtp/bounce-listener.js";
 import { DeliveriesRepo } from "../store/deliveries.js";
 import type { Db } from "../store/db.js";
+import { stopSequencesOfContact } from "../store/sequence-stops.js";
 import type { ContactService } from "./contacts.js";
 import { executionOfVerp } from "./outgoing-message.js";
 import type { SuppressionList } from "./suppressions.js";
@@ -45,6 +46,8 @@ export class BounceService {
           this.repo.setContactStatus(contact.id, "bounced", ["bounced"], now);
           this.deps.suppressions.add(execution.team_id, this.deps.contacts.emailOf(contact), "bounced", now);
           this.repo.skipOpenOfContact(contact.id, "the contact's address bounced", now);
+          // No later step is ever created for it, even from a step in flight now.
+          stopSequencesOfContact(this.deps.db, contact.id, "bounced", now);
         }
         return "bounced";
       })

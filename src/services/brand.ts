@@ -13,6 +13,7 @@ const FIELD_TO_COLUMN = {
   emailLanguage: "email_language",
   logoUrl: "logo_url",
   postalAddress: "postal_address",
+  timeZone: "time_zone",
 } as const satisfies Record<string, keyof BrandColumns>;
 
 export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSettings {
@@ -25,7 +26,7 @@ export function toBrandSettings(row: BrandSettingsRow | undefined): BrandSetting
     logoUrl: row?.logo_url ?? null,
     brandDesignSystem: row ? (JSON.parse(row.design_system) as Record<string, unknown>) : {},
   };
-  return { ...settings, brandDesignMarkdown: renderBrandMarkdown(settings), postalAddress: row?.postal_address || null };
+  return { ...settings, brandDesignMarkdown: renderBrandMarkdown(settings), postalAddress: row?.postal_address || null, timeZone: row?.time_zone ?? "UTC" };
 }
 
 /** Brand settings of the active workspace (endpoint 14 and `GET /api/v1/settings/brand`). */
@@ -55,7 +56,7 @@ export class BrandService {
     if (body.brandDesignSystem !== undefined) changes.design_system = JSON.stringify(body.brandDesignSystem ?? {});
     if (Object.keys(changes).length === 0) {
       throw badRequest(
-        "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem, postalAddress",
+        "nothing to update: send at least one of brandName, brandDescription, brandEmail, websiteUrl, emailLanguage, logoUrl, brandDesignSystem, postalAddress, timeZone",
       );
     }
     const now = this.deps.clock.now().toISOString();

@@ -23,11 +23,13 @@ import type { ServiceDeps } from "./deps.js";
 import type { MessageTemplates } from "./message-template.js";
 import type { OutgoingMessages } from "./outgoing-message.js";
 import type { SendingDomainService } from "./sending-domains.js";
+import { followUpsOf, sequenceChangesOf, sequenceColumnsOfCreate, sequenceFieldsOf, validateFollowUps } from "./campaign-sequence.js";
+import type { SequenceSteps } from "./sequence-steps.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
 export const TRIGGER_SCOPE = "campaigns:trigger";
 
-/** Executions have one step in this release; the column is there for multi-step sequences. */
+/** Launches and triggers create step 0; the later steps are created as each one is sent (sequence-steps.ts). */
 const FIRST_STEP = 0;
 
 export const toCampaign = (row: CampaignRow): Campaign => ({
@@ -41,6 +43,7 @@ export const toCampaign = (row: CampaignRow): Campaign => ({
   scheduledAt: row.scheduled_at,
   sentAt: row.sent_at,
   launchedAt: row.launched_at,
+  ...sequenceFieldsOf(row),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -57,6 +60,7 @@ export const toExecution = (row: ExecutionRow): CampaignExecution => ({
   sentAt: row.sent_at,
   error: row.error,
   unconfirmed: row.unconfirmed === 1,
+  repliedAt: row.replied_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -76,6 +80,7 @@ export interface CampaignServiceDeps extends Pick<ServiceDeps, "db" | "clock"> {
   sendingDomains: SendingDomainService;
   /** Builds messages (preview); made lazily because its unsubscribe key lives in the database. */
   messages: () => OutgoingMessages;
+  sequences: SequenceSteps;
 }
 
 export class CampaignService {
@@ -93,10 +98,11 @@ export class CampaignService {
   }
 
   /** The templates are checked when saved: a typo is a 400 naming the variable (message-template.ts). */
-  private async validateContent(teamId: string, content: { subject?: string; bodyMarkdown?: string }): Promise<void> {
+  private async validateContent(teamId: string, content: Pick<UpdateCampaignBody, "subject" | "bodyMarkdown" | "followUps">): Promise<void> {
     const brand = this.deps.brand.forTeam(teamId);
     if (content.subject !== undefined) await this.deps.templates.validate("subject", content.subject, brand);
     if (content.bodyMarkdown !== undefined) await this.deps.templates.validate("bodyMarkdown", content.bodyMarkdown, brand);
+    await validateFollowUps(this.deps.templates, brand, content.followUps);
   }
 
   private assertDomainOfTeam(teamId: string, id: string | null | undefined): void {
@@ -110,7 +116,7 @@ export class CampaignService {
       if (body.type === "lifetime") throw badRequest("invalid body: scheduledAt applies to one-time campaigns only (lifetime campaigns run on triggers)");
       scheduledAt = this.futureDate(body.scheduledAt, "scheduledAt");
     }
-    await this.validateContent(principal.teamId, { subject: body.subject, bodyMarkdown: body.bodyMarkdown });
+    await this.validateContent(principal.teamId, body);
     this.assertDomainOfTeam(principal.teamId, body.sendingDomainId);
     const stamp = now.toISOString();
     const row: CampaignRow = {
@@ -129,6 +135,7 @@ export class CampaignService {
       sending_domain_id: body.sendingDomainId ?? null,
       launched_at: null,
       audience: null,
+      ...sequenceColumnsOfCreate(body),
     };
     this.deps.db.transaction(() => this.repo.insert(row)).immediate();
     return toCampaign(row);
@@ -139,11 +146,12 @@ export class CampaignService {
   }
 
   /** Endpoint 4 with the addition: how many executions are in each status. */
-  detail(principal: Principal, id: string): { campaign: Campaign; executionCounts: ExecutionCounts } {
+  detail(principal: Principal, id: string): { campaign: Campaign; executionCounts: ExecutionCounts; unsubscribed: number } {
     const row = this.row(principal.teamId, id);
-    const counts = Object.fromEntries(ExecutionStatus.options.map((s) => [s, 0])) as ExecutionCounts;
+    const counts = Object.fromEntries([...ExecutionStatus.options, "replied"].map((s) => [s, 0])) as ExecutionCounts;
     for (const { status, n } of this.repo.executionCounts(row.id)) counts[status] = n;
-    return { campaign: toCampaign(row), executionCounts: counts };
+    counts.replied = this.repo.repliedCount(row.id);
+    return { campaign: toCampaign(row), executionCounts: counts, unsubscribed: this.repo.stoppedBy(row.id, "unsubscribed") };
   }
 
   /** `PATCH /api/v1/campaigns/{id}`: a campaign not yet launched (one-time) or a draft (lifetime); 409 otherwise. */
@@ -162,7 +170,8 @@ export class CampaignService {
       changes.scheduled_at = body.scheduledAt === null ? null : this.futureDate(body.scheduledAt, "scheduledAt");
       changes.status = changes.scheduled_at ? "scheduled" : "draft";
     }
-    await this.validateContent(principal.teamId, { subject: body.subject, bodyMarkdown: body.bodyMarkdown });
+    Object.assign(changes, sequenceChangesOf(body));
+    await this.validateContent(principal.teamId, body);
     const stamp = this.deps.clock.now().toISOString();
     const updated = this.deps.db.transaction(() => this.repo.updateEditable(principal.teamId, id, changes, stamp)).immediate();
     if (!updated) {
@@ -237,25 +246,32 @@ export class CampaignService {
   }
 
   /** One contact's message as the campaign would send it now. */
-  async preview(principal: Principal, id: string, contactId: string): Promise<MessagePreview> {
+  async preview(principal: Principal, id: string, contactId: string, step = 0): Promise<MessagePreview> {
     const campaign = this.row(principal.teamId, id);
+    const steps = followUpsOf(campaign).length;
+    if (step > steps) throw badRequest(`invalid query: step ${step} does not exist: the campaign has ${steps} follow-up step(s) after step 0`);
     const contact = this.deps.contacts.get(principal.teamId, contactId);
     const domainId = campaign.sending_domain_id ?? this.deps.sendingDomains.defaultDomainId(principal.teamId);
     const sender = domainId ? this.deps.sendingDomains.sender(principal.teamId, domainId) : undefined;
+    const sent = this.deps.sequences.thread(id, contactId, step);
     const message = await this.deps.messages().build({
       campaign,
       executionId: "exe_preview",
       contact,
       sender: sender ?? { domain: "example.invalid", senderEmail: "sender@example.invalid", senderName: "(no sending domain yet)" },
       brand: this.deps.brand.forTeam(principal.teamId),
+      step,
+      // The thread as it would be: the Message-IDs already sent to the contact, else what they will look like.
+      thread: Array.from({ length: step }, (_, k) => sent[k] ?? `<exe_preview_step${k}@${sender?.domain ?? "example.invalid"}>`),
     });
+    const thread: Record<string, string> = message.inReplyTo ? { "In-Reply-To": message.inReplyTo, References: message.references!.join(" ") } : {};
     return {
       from: `${message.from.name} <${message.from.address}>`,
       to: message.to,
       subject: message.subject,
       text: message.text,
       html: message.html,
-      headers: { ...message.headers, "Message-ID": message.messageId, "Return-Path": `<${message.envelope.from}>` },
+      headers: { ...message.headers, "Message-ID": message.messageId, "Return-Path": `<${message.envelope.from}>`, ...thread },
     };
   }
 
@@ -289,6 +305,8 @@ export class CampaignService {
         const moved = this.repo.moveStatus(principal.teamId, id, allowedSources(target), target, stamp);
         if (!moved) throw conflict(illegalMoveMessage(id, from, target));
         if (CANCELS_OPEN_EXECUTIONS.has(target)) this.repo.cancelOpenExecutions(id, stamp);
+        // A resume continues the sequences: the follow-ups the pause cancelled, and those not created while paused.
+        if (from === "paused" && target === "active") this.deps.sequences.resume(id, stamp);
         return toCampaign(moved);
       })
       .immediate();
@@ -333,7 +351,7 @@ export class CampaignService {
 
   executions(principal: Principal, campaignId: string, query: ListExecutionsQuery) {
     const campaign = this.row(principal.teamId, campaignId);
-    const { rows, total } = this.repo.executions(campaign.id, query.status, query.limit, (query.page - 1) * query.limit);
+    const { rows, total } = this.repo.executions(campaign.id, { statuses: query.status, unconfirmed: query.unconfirmed }, query.limit, (query.page - 1) * query.limit);
     const { items, ...page } = paginate(query.page, query.limit, total, rows.map(toExecution));
     return { executions: items, ...page };
   }

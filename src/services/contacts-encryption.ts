@@ -22,6 +22,7 @@ export interface PlainContact {
   description: string | null;
   status: ContactStatus;
   tags: string[];
+  timeZone: string | null;
 }
 
 /**
@@ -48,6 +49,7 @@ export class ContactCipher {
         description: plain.description,
         status: plain.status,
         tags: JSON.stringify(plain.tags),
+        time_zone: plain.timeZone,
         key_id: keyring.currentId,
         created_at: createdAt,
         updated_at: updatedAt,
@@ -70,6 +72,7 @@ export class ContactCipher {
         description: row.description,
         status: row.status,
         tags: JSON.parse(row.tags) as string[],
+        timeZone: row.time_zone,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       };

@@ -222,6 +222,7 @@ export class ContactService {
         description: change.description === undefined ? current.description : emptyToNull(change.description),
         status: current.status,
         tags: change.tags ?? current.tags,
+        timeZone: change.timeZone === undefined ? current.timeZone : change.timeZone,
       };
       const now = this.clock.now().toISOString();
       const write = this.cipher.seal(teamId, id, next, row.created_at, now);
@@ -296,5 +297,6 @@ function plainOf(input: ContactInput): PlainContact {
     description: emptyToNull(input.description),
     status: input.status ?? "active",
     tags: input.tags ?? [],
+    timeZone: input.timeZone ?? null,
   };
 }

@@ -16,6 +16,10 @@ import { recipientDomainKey, retryDelayMs, RETRY_WINDOW_MS } from "./delivery-po
 import type { SendingDomainService } from "./sending-domains.js";
 import type { SuppressionList } from "./suppressions.js";
 import type { Keyring } from "../core/crypto.js";
+import { addPass, defaultProcessAlive, emptyPass, type PassResult } from "./delivery-pass.js";
+import { sendWindowOf } from "./campaign-sequence.js";
+import { sendWindowWait } from "./send-window-gate.js";
+import type { SequenceSteps } from "./sequence-steps.js";
 
 /**
  * Test seams between the steps of one delivery (claim → send → record). A hook that
@@ -29,6 +33,8 @@ export interface DeliveryHooks {
   afterRecordSending?(executionId: string): void;
   /** After the relay's answer, before it is recorded. */
   afterRelayAnswer?(executionId: string): void;
+  /** After `sent` (and the next step) is committed, before the campaign is looked at. */
+  afterRecordSent?(executionId: string): void;
 }
 
 export interface DeliveryServiceDeps {
@@ -42,6 +48,8 @@ export interface DeliveryServiceDeps {
   sendingDomains: SendingDomainService;
   suppressions: SuppressionList;
   messages: OutgoingMessages;
+  /** Creates step n+1 when step n is recorded as sent (in that transaction). */
+  sequences: SequenceSteps;
   relay: Relay;
   log: (line: string) => void;
   /** Whether a process of this host is running (default: signal 0). Tests pretend a crash. */
@@ -54,14 +62,7 @@ export interface DeliveryServiceDeps {
   concurrency?: number;
 }
 
-export interface PassResult {
-  claimed: number;
-  sent: number;
-  failed: number;
-  retried: number;
-  skipped: number;
-  unconfirmed: number;
-}
+export type { PassResult };
 
 /** A lock whose holder has not written a heartbeat for this long is taken over. */
 const LOCK_STALE_MS = 60_000;
@@ -76,24 +77,6 @@ const SCAN_LIMIT = 500;
 const UNCONFIRMED_NOTE =
   "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; " +
   "it may have been delivered, and is not sent again";
-
-function defaultProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it is someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function emptyPass(): PassResult {
-  return { claimed: 0, sent: 0, failed: 0, retried: 0, skipped: 0, unconfirmed: 0 };
-}
-
-function addPass(total: PassResult, pass: PassResult): void {
-  for (const k of Object.keys(total) as Array<keyof PassResult>) total[k] += pass[k];
-}
 
 interface Claimed {
   due: DueExecution;
@@ -172,6 +155,9 @@ export class DeliveryService {
       this.deps.log(`delivery recovery: ${result.requeued} claimed but unsent execution(s) queued again, ${result.unconfirmed} marked sent (unconfirmed)`);
     }
     this.repo.completeCampaigns(result.campaigns, now);
+    // A step recorded as sent by a path that did not create its successor (none should): created now, once.
+    const created = this.deps.sequences.sweep(now);
+    if (created) this.deps.log(`delivery recovery: ${created} follow-up step(s) created`);
   }
 
   private heartbeat(): void {
@@ -218,6 +204,7 @@ export class DeliveryService {
         const touched: string[] = [];
         const domains = new Map<string, ReturnType<SendingDomainService["sender"]>>();
         const brandReady = new Map<string, boolean>();
+        const brandZone = new Map<string, string>();
         const capOf = new Map<string, number | null>();
         const { sendPerMinute, sendPerRecipientDomainPerMinute } = this.deps.config;
         const keyring = this.deps.keys.get();
@@ -239,6 +226,12 @@ export class DeliveryService {
             this.repo.skip(due.id, "the address is on the workspace's suppression list (it unsubscribed or bounced before)", stamp);
             result.skipped++;
             touched.push(due.campaign_id);
+            continue;
+          }
+          if (!brandZone.has(due.team_id)) brandZone.set(due.team_id, this.deps.brand.forTeam(due.team_id).timeZone);
+          const wait = sendWindowWait(sendWindowOf(due), contact.time_zone, brandZone.get(due.team_id)!, now);
+          if (wait) {
+            this.repo.defer(due.id, wait.at, wait.reason, 0, stamp);
             continue;
           }
           const domainId = due.sending_domain_id;
@@ -313,7 +306,8 @@ export class DeliveryService {
       const campaign = this.campaigns.byId(due.team_id, due.campaign_id)!;
       const contact = this.deps.contacts.get(due.team_id, due.contact_id);
       const sender = this.deps.sendingDomains.sender(due.team_id, item.sendingDomainId)!;
-      const message = await this.deps.messages.build({ campaign, executionId: id, contact, sender, brand: this.deps.brand.forTeam(due.team_id) });
+      const thread = due.step > 0 ? this.deps.sequences.thread(due.campaign_id, due.contact_id, due.step) : [];
+      const message = await this.deps.messages.build({ campaign, executionId: id, contact, sender, brand: this.deps.brand.forTeam(due.team_id), step: due.step, thread });
       const key = this.deps.sendingDomains.dkimSigningKey(due.team_id, item.sendingDomainId);
       raw = await composeSigned({ ...message, date: this.now() }, { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem });
       messageId = message.messageId;
@@ -343,7 +337,8 @@ export class DeliveryService {
     const now = this.now();
     const stamp = now.toISOString();
     if (!(answer instanceof RelayError)) {
-      this.write(() => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp));
+      this.write(() => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
+      hooks.afterRecordSent?.(id);
       this.deps.log(`${label}: sent (${answer.response})`);
       result.sent++;
     } else if (answer.kind === "cancelled") {

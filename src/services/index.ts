@@ -9,6 +9,8 @@ import type { PlaceSearchProvider } from "../providers/places/provider.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
+import { CampaignExecutionService } from "./campaign-executions.js";
+import { SequenceSteps } from "./sequence-steps.js";
 import { ContactService } from "./contacts.js";
 import { contactsColumnSet } from "./contacts-encryption.js";
 import type { ServiceDeps } from "./deps.js";
@@ -52,6 +54,10 @@ export interface Services {
   idempotency: IdempotencyService;
   sendingDomains: SendingDomainService;
   campaigns: CampaignService;
+  /** Sequences: the later steps of multi-step campaigns. */
+  sequences: SequenceSteps;
+  /** Cancel a one-time campaign, resolve unconfirmed executions. */
+  campaignExecutions: CampaignExecutionService;
   teamApiKeys: TeamApiKeyService;
   brand: BrandService;
   placesImport: PlacesImportService;
@@ -96,6 +102,7 @@ export function createDelivery(services: Services, options: { relay: Relay; log:
     sendingDomains: services.sendingDomains,
     suppressions: services.suppressions,
     messages: services.messages,
+    sequences: services.sequences,
     concurrency: options.concurrency ?? config.smtp?.connections,
     batchSize: options.batchSize ?? (config.smtp ? config.smtp.connections * 4 : undefined),
     ...options,
@@ -163,7 +170,9 @@ export function createServices(deps: ServiceDeps): Services {
   // Without OUTREACH_PUBLIC_URL nothing is delivered (the config refuses OUTREACH_SMTP_URL
   // without it); previews then show links to the default local address.
   const messages = new OutgoingMessages({ templates, tokens, publicUrl: config.publicUrl ?? "http://127.0.0.1:8787" });
-  const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages });
+  const sequences = new SequenceSteps({ db, clock });
+  const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages, sequences });
+  const campaignExecutions = new CampaignExecutionService({ db, clock, sequences });
   const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
@@ -193,6 +202,8 @@ export function createServices(deps: ServiceDeps): Services {
     keyRotation,
     sendingDomains,
     campaigns,
+    sequences,
+    campaignExecutions,
     teamApiKeys,
     brand,
     placesImport,

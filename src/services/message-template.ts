@@ -87,23 +87,23 @@ export class MessageTemplates {
    * variable outside the context, or a failure when rendered with the workspace's brand
    * and a sample contact.
    */
-  async validate(field: TemplateField, text: string, brand: Record<string, unknown>): Promise<void> {
+  async validate(field: TemplateField, text: string, brand: Record<string, unknown>, label: string = field): Promise<void> {
     let templates: Template[];
     try {
       templates = this.parse(field, text);
     } catch (err) {
-      throw badRequest(`invalid body: ${field} is not a valid Liquid template: ${describe(err)}`);
+      throw badRequest(`invalid body: ${label} is not a valid Liquid template: ${describe(err)}`);
     }
     const engine = this.engine(field);
     for (const segments of await engine.globalVariableSegments(templates)) {
       const path = segments.map(String);
       const problem = unknownVariable(path);
-      if (problem) throw badRequest(`invalid body: ${field} uses an unknown variable ${problem} (${KNOWN_VARIABLES})`);
+      if (problem) throw badRequest(`invalid body: ${label} uses an unknown variable ${problem} (${KNOWN_VARIABLES})`);
     }
     try {
       await engine.render(templates, sampleContext(brand));
     } catch (err) {
-      throw badRequest(`invalid body: ${field} cannot be rendered: ${describe(err)}`);
+      throw badRequest(`invalid body: ${label} cannot be rendered: ${describe(err)}`);
     }
   }
 

@@ -4,6 +4,7 @@ import type { CampaignRow } from "../store/campaigns.js";
 import { renderHtmlPart, renderTextPart } from "./message-body.js";
 import type { MessageTemplates, TemplateContext } from "./message-template.js";
 import type { UnsubscribeTokens } from "./unsubscribe-tokens.js";
+import { followUpsOf } from "./campaign-sequence.js";
 
 /** The contact's fields a message is rendered with. */
 export interface MessageContact {
@@ -67,8 +68,23 @@ export class OutgoingMessages {
     return `${this.deps.publicUrl}/u/${this.deps.tokens.issue({ campaignId, contactId })}`;
   }
 
-  async build(input: { campaign: CampaignRow; executionId: string; contact: MessageContact; sender: MessageSender; brand: BrandSettings }): Promise<OutgoingMessage> {
+  /**
+   * `step` 0 is the campaign's own subject and body, step n its `followUps[n - 1]`. A step
+   * without its own subject stays in the thread: `Re: ` + step 0's subject rendered for
+   * this contact, In-Reply-To the previous step's Message-ID, References all of `thread`
+   * (the contact's earlier Message-IDs in this campaign, oldest first).
+   */
+  async build(input: {
+    campaign: CampaignRow;
+    executionId: string;
+    contact: MessageContact;
+    sender: MessageSender;
+    brand: BrandSettings;
+    step?: number;
+    thread?: readonly string[];
+  }): Promise<OutgoingMessage> {
     const { campaign, contact, sender, brand } = input;
+    const step = input.step ?? 0;
     const unsubscribeUrl = this.unsubscribeUrl(campaign.id, contact.id);
     const context: TemplateContext = {
       contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags },
@@ -76,8 +92,14 @@ export class OutgoingMessages {
       unsubscribeUrl,
     };
     const templates = this.deps.templates;
-    const subject = await templates.render("subject", campaign.subject, context);
-    const body = await templates.render("bodyMarkdown", campaign.body_markdown, context);
+    const followUp = step > 0 ? followUpsOf(campaign)[step - 1] : undefined;
+    if (step > 0 && !followUp) throw new Error(`campaign ${campaign.id} has no step ${step} (its follow-ups changed?)`);
+    const threaded = followUp !== undefined && !followUp.subject;
+    const subject = followUp?.subject
+      ? await templates.render("subject", followUp.subject, context)
+      : `${threaded ? "Re: " : ""}${await templates.render("subject", campaign.subject, context)}`;
+    const body = await templates.render("bodyMarkdown", followUp ? followUp.bodyMarkdown : campaign.body_markdown, context);
+    const thread = threaded ? [...(input.thread ?? [])] : [];
     const footer = { brandName: brand.brandName, postalAddress: brand.postalAddress ?? "", unsubscribeUrl };
     return {
       from: { name: sender.senderName, address: sender.senderEmail },
@@ -88,6 +110,7 @@ export class OutgoingMessages {
       messageId: `<${input.executionId}@${sender.domain}>`,
       envelope: { from: verpAddress(input.executionId, sender.domain), to: [contact.email] },
       headers: { "List-Unsubscribe": `<${unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      ...(thread.length ? { inReplyTo: thread[thread.length - 1], references: thread } : {}),
       unsubscribeUrl,
     };
   }

@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { DeliveriesRepo } from "../store/deliveries.js";
 import type { Db } from "../store/db.js";
+import { stopSequencesOfContact } from "../store/sequence-stops.js";
 import type { BrandService } from "./brand.js";
 import type { ContactService } from "./contacts.js";
 import type { SuppressionList } from "./suppressions.js";
@@ -49,6 +50,8 @@ export class UnsubscribeService {
           this.repo.setContactStatus(contact.id, "unsubscribed", ["unsubscribed", "bounced"], now);
           this.deps.suppressions.add(teamId, this.deps.contacts.emailOf(contact), "unsubscribed", now);
           this.repo.skipOpenOfContact(contact.id, "the contact unsubscribed", now);
+          // No later step is ever created for it, even from a step in flight now.
+          stopSequencesOfContact(this.deps.db, contact.id, "unsubscribed", now);
         }
         return { brandName: this.deps.brand.forTeam(teamId).brandName };
       })

@@ -11,6 +11,7 @@ export interface BrandSettingsRow {
   /** JSON object text. */
   design_system: string;
   postal_address: string | null;
+  time_zone: string | null;
   updated_at: string;
 }
 
@@ -25,6 +26,7 @@ const COLUMNS: ReadonlyArray<keyof BrandColumns> = [
   "logo_url",
   "design_system",
   "postal_address",
+  "time_zone",
 ];
 
 export class BrandSettingsRepo {

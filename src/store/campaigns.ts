@@ -16,6 +16,12 @@ export interface CampaignRow {
   launched_at: string | null;
   /** JSON `{tags, statuses}` of the launch. */
   audience: string | null;
+  /** JSON `[{delay, subject, bodyMarkdown}]`: the steps after step 0 (migration 022). */
+  follow_ups: string;
+  /** JSON SendWindow, or null. */
+  send_window: string | null;
+  stop_scope: "contact" | "domain";
+  stop_on_auto_reply: number;
 }
 
 export type ExecutionStatusValue = "pending" | "queued" | "sending" | "sent" | "failed" | "cancelled" | "bounced" | "skipped";
@@ -38,13 +44,16 @@ export interface ExecutionRow {
   error: string | null;
   unconfirmed: number;
   throttled: number;
+  replied_at: string | null;
 }
 
 /** What a new execution is made of; the delivery columns start empty. */
 export type NewExecution = Pick<ExecutionRow, "id" | "campaign_id" | "team_id" | "contact_id" | "step" | "status" | "not_before" | "created_at" | "updated_at">;
 
 /** The columns a campaign's PATCH may change. */
-export type CampaignChanges = Partial<Pick<CampaignRow, "name" | "subject" | "body_markdown" | "sending_domain_id" | "scheduled_at" | "status">>;
+export type CampaignChanges = Partial<
+  Pick<CampaignRow, "name" | "subject" | "body_markdown" | "sending_domain_id" | "scheduled_at" | "status" | "follow_ups" | "send_window" | "stop_scope" | "stop_on_auto_reply">
+>;
 
 export interface Page<T> {
   rows: T[];
@@ -62,9 +71,9 @@ export class CampaignsRepo {
     this.db
       .prepare(
         `INSERT INTO campaigns (id, team_id, name, type, status, subject, scheduled_at, sent_at, created_at, updated_at,
-           body_markdown, sending_domain_id, launched_at, audience)
+           body_markdown, sending_domain_id, launched_at, audience, follow_ups, send_window, stop_scope, stop_on_auto_reply)
          VALUES (@id, @team_id, @name, @type, @status, @subject, @scheduled_at, @sent_at, @created_at, @updated_at,
-           @body_markdown, @sending_domain_id, @launched_at, @audience)`,
+           @body_markdown, @sending_domain_id, @launched_at, @audience, @follow_ups, @send_window, @stop_scope, @stop_on_auto_reply)`,
       )
       .run(row);
   }
@@ -130,6 +139,16 @@ export class CampaignsRepo {
       status: ExecutionStatusValue;
       n: number;
     }>;
+  }
+
+  /** Contacts whose sequence in this campaign was stopped for `reason` (sequence_stops). */
+  stoppedBy(campaignId: string, reason: string): number {
+    return this.db.prepare("SELECT count(*) FROM sequence_stops WHERE campaign_id = ? AND reason = ?").pluck().get(campaignId, reason) as number;
+  }
+
+  /** Executions of a campaign whose contact replied to them. */
+  repliedCount(campaignId: string): number {
+    return this.db.prepare("SELECT count(*) FROM campaign_executions WHERE campaign_id = ? AND replied_at IS NOT NULL").pluck().get(campaignId) as number;
   }
 
   /** A sending domain of the workspace: its status, or undefined. */
@@ -216,13 +235,16 @@ export class CampaignsRepo {
     return { execution: existing, created: false };
   }
 
-  executions(campaignId: string, statuses: readonly string[] | undefined, limit: number, offset: number): Page<ExecutionRow> {
+  executions(campaignId: string, filter: { statuses?: readonly string[]; unconfirmed?: boolean }, limit: number, offset: number): Page<ExecutionRow> {
     const where = ["campaign_id = ?"];
     const args: unknown[] = [campaignId];
+    const statuses = filter.statuses;
     if (statuses?.length) {
       where.push(`status IN (${placeholders(statuses)})`);
       args.push(...statuses);
     }
+    // Unconfirmed: recorded as sent after a crash, waiting for the user's resolve.
+    if (filter.unconfirmed !== undefined) where.push(filter.unconfirmed ? "status = 'sent' AND unconfirmed = 1" : "unconfirmed = 0");
     const clause = where.join(" AND ");
     const total = (this.db.prepare(`SELECT count(*) AS n FROM campaign_executions WHERE ${clause}`).get(...args) as { n: number }).n;
     const rows = this.db

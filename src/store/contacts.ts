@@ -11,6 +11,8 @@ export interface ContactRow {
   description: string | null;
   status: "active" | "unsubscribed" | "bounced";
   tags: string;
+  /** IANA zone for send windows (migration 022); null: the brand's. */
+  time_zone: string | null;
   key_id: string;
   created_at: string;
   updated_at: string;
@@ -96,10 +98,10 @@ export class ContactsRepo {
     const r = write.row;
     this
       .stmt(
-        `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, phone_ct, description, status, tags, key_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, phone_ct, description, status, tags, key_id, created_at, updated_at, time_zone)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at);
+      .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at, r.time_zone);
     this.insertGrams(r.team_id, r.id, r.created_at, write.grams);
     this.insertTags(r.team_id, r.id, write.tags);
   }
@@ -109,10 +111,10 @@ export class ContactsRepo {
     const r = write.row;
     const changed = this.db
       .prepare(
-        `UPDATE contacts SET email_ct = ?, email_bidx = ?, name_ct = ?, phone_ct = ?, description = ?, status = ?, tags = ?, key_id = ?, updated_at = ?
+        `UPDATE contacts SET email_ct = ?, email_bidx = ?, name_ct = ?, phone_ct = ?, description = ?, status = ?, tags = ?, key_id = ?, updated_at = ?, time_zone = ?
          WHERE id = ? AND team_id = ?`,
       )
-      .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.id, r.team_id).changes;
+      .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.time_zone, r.id, r.team_id).changes;
     if (changed === 0) return false;
     this.replaceGrams(r.team_id, r.id, r.created_at, write.grams);
     this.replaceTags(r.team_id, r.id, write.tags);

@@ -9,9 +9,12 @@ export interface DueExecution {
   contact_id: string;
   attempts: number;
   first_attempt_at: string | null;
+  step: number;
   campaign_type: "one-time" | "lifetime";
   campaign_status: string;
   sending_domain_id: string | null;
+  /** The campaign's send window (JSON), or null. */
+  send_window: string | null;
 }
 
 export interface DeliveryLockRow {
@@ -47,8 +50,8 @@ export class DeliveriesRepo {
   due(now: string, limit: number): DueExecution[] {
     return this.db
       .prepare(
-        `SELECT e.id, e.campaign_id, e.team_id, e.contact_id, e.attempts, e.first_attempt_at,
-                c.type AS campaign_type, c.status AS campaign_status, c.sending_domain_id
+        `SELECT e.id, e.campaign_id, e.team_id, e.contact_id, e.attempts, e.first_attempt_at, e.step,
+                c.type AS campaign_type, c.status AS campaign_status, c.sending_domain_id, c.send_window
          FROM campaign_executions e JOIN campaigns c ON c.id = e.campaign_id
          WHERE e.status = 'pending' AND e.not_before <= ? ORDER BY e.not_before, e.id LIMIT ?`,
       )

@@ -14,7 +14,7 @@ describe("outreach brand", () => {
     expect(set.stdout).toContain("language\tde-CH\n");
     const show = await cli.run(["brand", "show"]);
     expect(show.stdout).toBe(
-      "name\tAcme Dental\ndescription\t\nemail\thello@acme.example\nwebsite\t\nlanguage\tde-CH\nlogo\t\ndesign system\t(empty)\npostal address\t12 Main Street, Springfield\n",
+      "name\tAcme Dental\ndescription\t\nemail\thello@acme.example\nwebsite\t\nlanguage\tde-CH\nlogo\t\ndesign system\t(empty)\npostal address\t12 Main Street, Springfield\ntime zone\tUTC\n",
     );
   });
 

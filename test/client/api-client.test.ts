@@ -105,7 +105,7 @@ describe("client.stream", () => {
 
 describe("eachContact", () => {
   it("walks the list's pages in order, 100 contacts a page unless a limit is given, keeping the filters", async () => {
-    const contact = (n: number) => ({ id: `ct_${n}`, email: `c${n}@x.example`, name: `C${n}`, phone: null, description: null, status: "active", tags: [], createdAt: "2026-11-22T10:00:00.000Z", updatedAt: "2026-11-22T10:00:00.000Z" });
+    const contact = (n: number) => ({ id: `ct_${n}`, email: `c${n}@x.example`, name: `C${n}`, phone: null, description: null, status: "active", tags: [], timeZone: null, createdAt: "2026-11-22T10:00:00.000Z", updatedAt: "2026-11-22T10:00:00.000Z" });
     const { seen, client } = await fakeServer((req, res) => {
       const url = new URL(req.url!, "http://x");
       const page = Number(url.searchParams.get("page"));

@@ -32,6 +32,7 @@ describe("brand settings over a real socket", () => {
       brandDesignSystem: {},
       brandDesignMarkdown: "# Brand style guide\n\nNo brand settings yet.\n",
       postalAddress: null,
+      timeZone: "UTC",
     });
   });
 

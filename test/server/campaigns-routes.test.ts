@@ -59,13 +59,17 @@ describe("campaign routes over a real socket", () => {
       scheduledAt: null,
       sentAt: null,
       launchedAt: null,
+      followUps: [],
+      stopScope: "contact",
+      stopOnAutoReply: false,
+      sendWindow: null,
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:00:00.000Z",
     });
     const read = await server.request(`/api/v1/campaigns/${campaign.id}`, { token: instance.token });
     expect(read.status).toBe(200);
-    const counts = { pending: 0, queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0, bounced: 0, skipped: 0 };
-    expect(await read.json()).toEqual({ campaign, executionCounts: counts });
+    const counts = { pending: 0, queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0, bounced: 0, skipped: 0, replied: 0 };
+    expect(await read.json()).toEqual({ campaign, executionCounts: counts, unsubscribed: 0 });
   });
 
   it("schedules a one-time campaign with a future date, normalised to UTC", async () => {
@@ -211,6 +215,7 @@ describe("lifetime triggers", () => {
         sentAt: null,
         error: null,
         unconfirmed: false,
+        repliedAt: null,
         createdAt: "2026-11-22T10:00:00.000Z",
         updatedAt: "2026-11-22T10:00:00.000Z",
       },

@@ -16,7 +16,7 @@ async function setup() {
 describe("Idempotency-Key", () => {
   it("is a property of the contract: the POSTs that create or send take it", () => {
     const idempotent = operations.filter((o) => o.idempotent).map((o) => o.id).sort();
-    expect(idempotent).toEqual(["campaigns.create", "campaigns.launch", "campaigns.trigger", "contacts.add", "contacts.import", "sendingDomains.add", "teamApiKeys.create", "userTokens.create"]);
+    expect(idempotent).toEqual(["campaigns.create", "campaigns.launch", "campaigns.resolveExecution", "campaigns.trigger", "contacts.add", "contacts.import", "sendingDomains.add", "teamApiKeys.create", "userTokens.create"]);
     for (const o of operations.filter((op) => op.idempotent)) expect(o.method).toBe("POST");
   });
 

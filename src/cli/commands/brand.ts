@@ -20,6 +20,7 @@ const FIELDS = {
   "logo-url": "logoUrl",
   "design-system": "brandDesignSystem",
   "postal-address": "postalAddress",
+  "time-zone": "timeZone",
 } as const;
 type FlagName = keyof typeof FIELDS;
 
@@ -34,6 +35,7 @@ function printBrand(ctx: CommandContext, brand: BrandSettings): void {
     ["logo", brand.logoUrl],
     ["design system", design.length ? design.join(", ") : "(empty)"],
     ["postal address", brand.postalAddress?.replace(/\n/g, ", ") ?? null],
+    ["time zone", brand.timeZone],
   ]);
 }
 
@@ -79,10 +81,11 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       .option("--logo-url <url>", "logo URL (http or https)")
       .option("--design-system <file>", "JSON file with the design system (colors, typography, voice, logo, spacing…); - for stdin")
       .option("--postal-address <text>", "the sender's postal address, printed in every message's footer (\\n for a new line)")
+      .option("--time-zone <zone>", "IANA time zone of send windows for contacts without their own (Europe/Berlin); default UTC")
       .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--markdown", "print the generated style guide afterwards"),
   ).action(
-    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem" | "postalAddress", string>> & {
+    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem" | "postalAddress" | "timeZone", string>> & {
       clear: string[];
       json?: boolean;
       markdown?: boolean;
@@ -96,13 +99,14 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       if (options.logoUrl !== undefined) update.logoUrl = options.logoUrl;
       if (options.designSystem !== undefined) update.brandDesignSystem = await readDesignSystem(ctx, options.designSystem);
       if (options.postalAddress !== undefined) update.postalAddress = options.postalAddress.replace(/\\n/g, "\n");
+      if (options.timeZone !== undefined) update.timeZone = options.timeZone;
       for (const flag of options.clear) {
         if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
         const field = FIELDS[flag as FlagName];
         mutuallyExclusive({ [`--${flag}`]: update[field], [`--clear ${flag}`]: true }, `--clear ${flag} contradicts --${flag}`);
         update[field] = null;
       }
-      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --postal-address, --clear");
+      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --postal-address, --time-zone, --clear");
       const settings = await (await ctx.client()).call("brand.update", { body: update });
       if (options.json) return printJson(ctx.io, settings);
       if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);

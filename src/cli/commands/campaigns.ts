@@ -8,7 +8,6 @@ import {
   ExecutionStatus,
   LifetimeStatus,
   type Campaign,
-  type CampaignExecution,
   type ExecutionCounts,
   type UpdateCampaignBody,
 } from "../../core/schemas/campaign.js";
@@ -18,6 +17,8 @@ import { intFlag } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { example, withJson } from "./shared.js";
+import { printExecutions } from "../execution-rows.js";
+import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
 const pageFlags = (options: { page?: string; limit?: string }) => ({ page: intFlag("--page", options.page, { min: 1 }), limit: intFlag("--limit", options.limit, { min: 1 }) });
@@ -92,11 +93,13 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       if (options.json) return printJson(ctx.io, detail);
       printCampaign(ctx, detail.campaign);
       ctx.io.stdout.write(`executions: ${countsLine(detail.executionCounts)}\n`);
+      for (const line of sequenceLines(detail.campaign, detail.executionCounts, detail.unsubscribed)) ctx.io.stdout.write(`${line}\n`);
     },
   );
   example(show, "outreach campaigns show cmp_3kF9x2aB7dQ1LmZp");
 
   const create = withJson(
+    addSequenceOptions(
     campaigns
       .command("create")
       .description("create a campaign; lifetime campaigns start as drafts")
@@ -106,7 +109,8 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601, e.g. 2026-12-01T09:00:00Z)")
       .option("--body-file <file>", "the Markdown body, a Liquid template over contact, brand and unsubscribeUrl (- for stdin)")
       .option("--sending-domain <id>", "the verified sending domain to send from (default: the workspace's first verified one)"),
-  ).action(async (options: { name: string; subject: string; type: CampaignType; scheduledAt?: string; bodyFile?: string; sendingDomain?: string; json?: boolean }) => {
+    false),
+  ).action(async (options: { name: string; subject: string; type: CampaignType; scheduledAt?: string; bodyFile?: string; sendingDomain?: string; json?: boolean } & SequenceFlags) => {
     const { campaign } = await (await ctx.client()).call("campaigns.create", {
       body: {
         name: options.name,
@@ -115,6 +119,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
         ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}),
         ...(options.bodyFile !== undefined ? { bodyMarkdown: await readBody(ctx, options.bodyFile) } : {}),
         ...(options.sendingDomain ? { sendingDomainId: options.sendingDomain } : {}),
+        ...sequenceBody(options, false),
       },
     });
     if (options.json) return printJson(ctx.io, { campaign });
@@ -128,6 +133,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
   );
 
   const edit = withJson(
+    addSequenceOptions(
     campaigns
       .command("edit")
       .description("change a campaign that has not been launched (one-time) or is a draft (lifetime)")
@@ -137,14 +143,18 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .option("--body-file <file>", "the Markdown body, a Liquid template (- for stdin)")
       .option("--sending-domain <id>", "the verified sending domain to send from ('none': the workspace's default)")
       .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601; 'none' to clear)"),
-  ).action(async (id: string, options: { name?: string; subject?: string; bodyFile?: string; sendingDomain?: string; scheduledAt?: string; json?: boolean }) => {
+    true),
+  ).action(async (id: string, options: { name?: string; subject?: string; bodyFile?: string; sendingDomain?: string; scheduledAt?: string; json?: boolean } & SequenceFlags) => {
     const body: UpdateCampaignBody = {};
     if (options.name !== undefined) body.name = options.name;
     if (options.subject !== undefined) body.subject = options.subject;
     if (options.bodyFile !== undefined) body.bodyMarkdown = await readBody(ctx, options.bodyFile);
     if (options.sendingDomain !== undefined) body.sendingDomainId = options.sendingDomain === "none" ? null : options.sendingDomain;
     if (options.scheduledAt !== undefined) body.scheduledAt = options.scheduledAt === "none" ? null : options.scheduledAt;
-    if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give at least one of --name, --subject, --body-file, --sending-domain, --scheduled-at");
+    Object.assign(body, sequenceBody(options, true));
+    if (Object.keys(body).length === 0) {
+      throw new UsageError("nothing to change: give at least one of --name, --subject, --body-file, --sending-domain, --scheduled-at, --follow-up, --send-window, --stop-scope, --stop-on-auto-reply");
+    }
     const { campaign } = await (await ctx.client()).call("campaigns.update", { params: { id }, body });
     if (options.json) return printJson(ctx.io, { campaign });
     printCampaign(ctx, campaign);
@@ -176,9 +186,11 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       .description("render the message one contact would get: headers, subject and the text part (--html for the HTML part)")
       .argument("<id>", "campaign id")
       .requiredOption("--contact <id>", "contact id")
+      .option("--step <n>", "which step: 0 (default) the first message, n the n-th follow-up")
       .option("--html", "print the HTML part instead of the text part"),
-  ).action(async (id: string, options: { contact: string; html?: boolean; json?: boolean }) => {
-    const message = await (await ctx.client()).call("campaigns.preview", { params: { id }, query: { contactId: options.contact } });
+  ).action(async (id: string, options: { contact: string; step?: string; html?: boolean; json?: boolean }) => {
+    const query = { contactId: options.contact, ...(options.step !== undefined ? { step: options.step } : {}) };
+    const message = await (await ctx.client()).call("campaigns.preview", { params: { id }, query });
     if (options.json) return printJson(ctx.io, message);
     if (options.html) return void ctx.io.stdout.write(message.html.endsWith("\n") ? message.html : message.html + "\n");
     const lines = [`From: ${message.from}`, `To: ${message.to}`, `Subject: ${message.subject}`, ...Object.entries(message.headers).map(([k, v]) => `${k}: ${v}`), "", message.text];
@@ -250,16 +262,6 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     if (result.totalPages > 1) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} executions); next: --page ${result.page + 1}`);
   });
   example(executions, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json");
-}
 
-function printExecutions(ctx: CommandContext, rows: readonly CampaignExecution[]): void {
-  printRows(ctx.io, ctx.env, rows, [
-    { header: "ID", value: (e) => e.id },
-    { header: "CONTACT", value: (e) => e.contactId },
-    { header: "STEP", value: (e) => e.step },
-    { header: "STATUS", value: (e) => (e.unconfirmed ? `${e.status} (unconfirmed)` : e.status) },
-    { header: "ATTEMPTS", value: (e) => e.attempts },
-    { header: "WHEN", value: (e) => e.sentAt ?? e.nextAttemptAt ?? e.updatedAt },
-    { header: "ERROR", value: (e) => e.error ?? "" },
-  ]);
+  registerSequenceVerbs(campaigns, ctx);
 }

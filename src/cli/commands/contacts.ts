@@ -59,10 +59,11 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .option("--phone <phone>", "phone number")
       .option("--description <text>", "free text")
       .option("--tag <tag>", "a tag (repeatable)", collect)
-      .addOption(new Option("--status <status>", "active (default) or unsubscribed").choices(ContactStatus.options)),
-  ).action(async (o: { email: string; name: string; phone?: string; description?: string; tag?: string[]; status?: Contact["status"]; json?: boolean }) => {
+      .addOption(new Option("--status <status>", "active (default) or unsubscribed").choices(ContactStatus.options))
+      .option("--time-zone <zone>", "IANA time zone for send windows (Europe/Berlin); default: the brand's"),
+  ).action(async (o: { email: string; name: string; phone?: string; description?: string; tag?: string[]; status?: Contact["status"]; timeZone?: string; json?: boolean }) => {
     const result = await (await api()).call("contacts.add", {
-      body: { email: o.email, name: o.name, phone: o.phone, description: o.description, tags: tagList(o.tag), status: o.status },
+      body: { email: o.email, name: o.name, phone: o.phone, description: o.description, tags: tagList(o.tag), status: o.status, timeZone: o.timeZone },
       signal: ctx.io.signal,
     });
     if (o.json) return printJson(ctx.io, result);
@@ -124,15 +125,16 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
   const update = withJson(
     contacts
       .command("update")
-      .description("change a contact's email, name, phone, description or tags")
+      .description("change a contact's email, name, phone, description, tags or time zone")
       .argument("<id>", "contact id (ct_…)")
       .option("--email <email>", "new email")
       .option("--name <name>", "new name")
       .option("--phone <phone>", "new phone ('' to clear)")
       .option("--description <text>", "new description ('' to clear)")
       .option("--tag <tag>", "replace the tags with these (repeatable)", collect)
-      .option("--clear-tags", "remove every tag"),
-  ).action(async (id: string, o: { email?: string; name?: string; phone?: string; description?: string; tag?: string[]; clearTags?: boolean; json?: boolean }) => {
+      .option("--clear-tags", "remove every tag")
+      .option("--time-zone <zone>", "IANA time zone for send windows ('' to use the brand's)"),
+  ).action(async (id: string, o: { email?: string; name?: string; phone?: string; description?: string; tag?: string[]; clearTags?: boolean; timeZone?: string; json?: boolean }) => {
     mutuallyExclusive({ "--tag": o.tag, "--clear-tags": o.clearTags });
     const change: Record<string, unknown> = {};
     if (o.email !== undefined) change.email = o.email;
@@ -141,7 +143,8 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
     if (o.description !== undefined) change.description = o.description === "" ? null : o.description;
     if (o.tag) change.tags = tagList(o.tag);
     if (o.clearTags) change.tags = [];
-    if (Object.keys(change).length === 0) throw new UsageError("nothing to change: give at least one of --email, --name, --phone, --description, --tag, --clear-tags");
+    if (o.timeZone !== undefined) change.timeZone = o.timeZone === "" ? null : o.timeZone;
+    if (Object.keys(change).length === 0) throw new UsageError("nothing to change: give at least one of --email, --name, --phone, --description, --tag, --clear-tags, --time-zone");
     const { contact } = await (await api()).call("contacts.update", { params: { id }, body: change, signal: ctx.io.signal });
     if (o.json) return printJson(ctx.io, { contact });
     ctx.info(`Updated ${contact.email} (${contact.id}).`);

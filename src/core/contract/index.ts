@@ -1,5 +1,6 @@
 import { brandOperations } from "./brand.js";
 import { campaignOperations } from "./campaigns.js";
+import { campaignSequenceOperations } from "./campaign-sequences.js";
 import { contactOperations } from "./contacts.js";
 import { leadOperations } from "./leads.js";
 import type { Operation } from "./operation.js";
@@ -24,6 +25,7 @@ export const contract = {
   ...leadOperations,
   ...contactOperations,
   ...campaignOperations,
+  ...campaignSequenceOperations,
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Email, FreeFormValue } from "./common.js";
+import { TimeZoneName } from "./sequence.js";
 
 /** Bounds of `brandDesignSystem`: it is read by writers and templates, not a document store. */
 export const DESIGN_SYSTEM_MAX_BYTES = 64 * 1024;
@@ -89,6 +90,7 @@ export const UpdateBrandBody = z
     logoUrl: httpUrl.nullable().optional(),
     brandDesignSystem: DesignSystem.nullable().optional(),
     postalAddress: PostalAddress.nullable().optional(),
+    timeZone: TimeZoneName.nullable().optional().describe("Addition (sequences): the workspace's IANA time zone for send windows; null: UTC."),
   });
 export type UpdateBrandBody = z.infer<typeof UpdateBrandBody>;
 
@@ -103,6 +105,7 @@ export const BrandSettings = z
     brandDesignSystem: z.record(z.string(), FreeFormValue),
     brandDesignMarkdown: z.string(),
     postalAddress: z.string().nullable(),
+    timeZone: z.string().describe("Addition (sequences): the IANA time zone of send windows for contacts without their own (default UTC)."),
   })
   .meta({ id: "BrandSettings" });
 export type BrandSettings = z.infer<typeof BrandSettings>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IdParam, Timestamp } from "./common.js";
+import { FollowUp, FollowUpsInput, SendWindowSchema, StopScope } from "./sequence.js";
 
 /** `one-time` campaigns are sent once; `lifetime` campaigns are triggered per contact. */
 export const CampaignType = z.enum(["one-time", "lifetime"]);
@@ -12,12 +13,13 @@ export type LifetimeStatus = z.infer<typeof LifetimeStatus>;
 /**
  * Statuses of one-time campaigns (the service API leaves them open; ours): `draft` until
  * launched (`scheduled` when created with a `scheduledAt`), then `scheduled` while the
- * launch's time is ahead, `sending` while executions are open, `sent` once none is.
+ * launch's time is ahead, `sending` while executions are open, `sent` once none is,
+ * `cancelled` (an addition) once `POST …/cancel` stopped it.
  */
-export const OneTimeStatus = z.enum(["draft", "scheduled", "sending", "sent"]);
+export const OneTimeStatus = z.enum(["draft", "scheduled", "sending", "sent", "cancelled"]);
 export type OneTimeStatus = z.infer<typeof OneTimeStatus>;
 
-export const CampaignStatus = z.enum(["draft", "scheduled", "sending", "sent", "active", "paused", "archived"]);
+export const CampaignStatus = z.enum(["draft", "scheduled", "sending", "sent", "cancelled", "active", "paused", "archived"]);
 export type CampaignStatus = z.infer<typeof CampaignStatus>;
 
 export const Campaign = z
@@ -35,6 +37,10 @@ export const Campaign = z
     sentAt: Timestamp.nullable(),
     /** Addition: when a one-time campaign was launched; null before. */
     launchedAt: Timestamp.nullable(),
+    followUps: z.array(FollowUp).describe("Addition (sequences): the steps after step 0 (the campaign's own subject and body), at most 9."),
+    stopScope: StopScope.describe("Addition (sequences): whose later steps a reply stops: the contact's, or every contact's at its email domain."),
+    stopOnAutoReply: z.boolean().describe("Addition (sequences): whether an auto-reply stops the sequence like a reply."),
+    sendWindow: SendWindowSchema.nullable().describe("Addition (sequences): when steps may go out; null: any time."),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -54,6 +60,16 @@ const CampaignName = z.string().trim().min(1).max(200);
 const CampaignSubject = z.string().trim().min(1).max(500);
 const BodyMarkdown = z.string().max(BODY_MARKDOWN_MAX);
 
+/** The sequence additions of create and PATCH (a draft only, like the rest). */
+function sequenceFields() {
+  return {
+    followUps: FollowUpsInput.optional().describe("Addition (sequences): follow-up steps, at most 9; replaces the list on PATCH."),
+    stopScope: StopScope.optional().describe("Addition (sequences): default contact."),
+    stopOnAutoReply: z.boolean().optional().describe("Addition (sequences): default false."),
+    sendWindow: SendWindowSchema.nullable().optional().describe("Addition (sequences): null removes it."),
+  };
+}
+
 export const CreateCampaignBody = z.strictObject({
   name: CampaignName,
   type: CampaignType,
@@ -61,6 +77,7 @@ export const CreateCampaignBody = z.strictObject({
   bodyMarkdown: BodyMarkdown.optional(),
   sendingDomainId: IdParam.nullable().optional(),
   scheduledAt: DateTimeInput.nullable().optional(),
+  ...sequenceFields(),
 });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
@@ -72,8 +89,12 @@ export const UpdateCampaignBody = z
     bodyMarkdown: BodyMarkdown.optional(),
     sendingDomainId: IdParam.nullable().optional(),
     scheduledAt: DateTimeInput.nullable().optional(),
+    ...sequenceFields(),
   })
-  .refine((v) => Object.keys(v).length > 0, "must change at least one of name, subject, bodyMarkdown, sendingDomainId, scheduledAt");
+  .refine(
+    (v) => Object.keys(v).length > 0,
+    "must change at least one of name, subject, bodyMarkdown, sendingDomainId, scheduledAt, followUps, stopScope, stopOnAutoReply, sendWindow",
+  );
 export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;
 
 /**
@@ -165,6 +186,7 @@ export const CampaignExecution = z
      * recording its answer: it may have been delivered, and is never sent again.
      */
     unconfirmed: z.boolean(),
+    repliedAt: Timestamp.nullable().describe("Addition (sequences): when the contact replied to this step; null: no reply seen."),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -180,19 +202,41 @@ export const ListExecutionsQuery = z.strictObject({
   page: pageNumber,
   limit: pageLimit,
   status: commaList(ExecutionStatus.options, "status"),
+  unconfirmed: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === "true"))
+    .describe("Addition (sequences): true lists only the executions recorded as sent but unconfirmed (resolve them with …/resolve)."),
 });
 export type ListExecutionsQuery = z.infer<typeof ListExecutionsQuery>;
 
-/** Executions of a campaign by status (every status present, 0 when none). */
-export const ExecutionCounts = z.record(ExecutionStatus, z.number().int()).meta({ id: "ExecutionCounts" });
+/**
+ * Executions of a campaign by status (every status present, 0 when none); `replied` (an
+ * addition) counts the executions whose contact replied to them, whatever their status.
+ */
+export const ExecutionCounts = z.record(z.enum([...ExecutionStatus.options, "replied"]), z.number().int()).meta({ id: "ExecutionCounts" });
 export type ExecutionCounts = z.infer<typeof ExecutionCounts>;
 
 /** Endpoint 4's answer; `executionCounts` is an addition. */
-export const CampaignDetail = z.object({ campaign: Campaign, executionCounts: ExecutionCounts }).meta({ id: "CampaignDetail" });
+export const CampaignDetail = z
+  .object({
+    campaign: Campaign,
+    executionCounts: ExecutionCounts,
+    unsubscribed: z.number().int().describe("Addition (sequences): contacts this campaign had reached or queued that unsubscribed since (the funnel's last stage)."),
+  })
+  .meta({ id: "CampaignDetail" });
 
 export const LaunchResponse = z.object({ campaign: Campaign, queued: z.number().int() }).meta({ id: "LaunchResponse" });
 
-export const PreviewQuery = z.strictObject({ contactId: IdParam });
+export const PreviewQuery = z.strictObject({
+  contactId: IdParam,
+  step: z
+    .string()
+    .regex(/^[0-9]$/, "must be a step number from 0 to 9")
+    .transform(Number)
+    .optional()
+    .describe("Addition (sequences): which step to render (0, the default, is the campaign's own message; n its followUps[n-1])."),
+});
 
 /** One contact's message as it would be sent (the unsubscribe link is live). */
 export const MessagePreview = z
@@ -216,3 +260,16 @@ export const ExecutionList = z
     totalPages: z.number().int(),
   })
   .meta({ id: "ExecutionList" });
+
+/** `POST …/executions/{executionId}/resolve` (an addition): what to do with an unconfirmed execution. */
+export const ResolveExecutionBody = z.strictObject({
+  action: z.enum(["resend", "confirm"]).describe("resend: queue it once more (the relay may have it already: your choice); confirm: it arrived, clear the flag."),
+});
+export type ResolveExecutionBody = z.infer<typeof ResolveExecutionBody>;
+
+export const ExecutionResponse = z.object({ execution: CampaignExecution }).meta({ id: "ExecutionResponse" });
+
+export const ExecutionParams = z.strictObject({ id: IdParam, executionId: IdParam });
+
+/** `POST …/cancel` (an addition): the campaign, and how many pending or queued executions it cancelled. */
+export const CancelCampaignResponse = z.object({ campaign: Campaign, cancelled: z.number().int() }).meta({ id: "CancelCampaignResponse" });

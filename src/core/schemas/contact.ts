@@ -1,5 +1,11 @@
 import { z } from "zod";
 import { Timestamp } from "./common.js";
+import { TimeZoneName } from "./sequence.js";
+
+/** Addition (sequences): the contact's IANA time zone, for send windows; null: the brand's. */
+const ContactTimeZone = TimeZoneName.nullable().optional().describe(
+  "Addition (sequences): the contact's IANA time zone for send windows (set from a lead's coordinates on import); null: the brand's.",
+);
 
 /**
  * Bounds of contact fields (docs/api.md, "Contacts"). Every one is enforced with a 400
@@ -60,6 +66,7 @@ export const ContactInput = z
     description: ContactDescription.nullable().optional(),
     tags: ContactTags.optional(),
     status: ContactStatus.optional(),
+    timeZone: ContactTimeZone,
   })
   .meta({ id: "ContactInput" });
 export type ContactInput = z.output<typeof ContactInput>;
@@ -72,8 +79,9 @@ export const ContactUpdate = z
     phone: ContactPhone.nullable().optional(),
     description: ContactDescription.nullable().optional(),
     tags: ContactTags.optional(),
+    timeZone: ContactTimeZone,
   })
-  .refine((v) => Object.keys(v).length > 0, "must change at least one of email, name, phone, description, tags")
+  .refine((v) => Object.keys(v).length > 0, "must change at least one of email, name, phone, description, tags, timeZone")
   .meta({ id: "ContactUpdate" });
 export type ContactUpdate = z.output<typeof ContactUpdate>;
 
@@ -87,6 +95,7 @@ export const Contact = z
     description: z.string().nullable(),
     status: ContactStatus,
     tags: z.array(z.string()),
+    timeZone: z.string().nullable().describe("Addition (sequences): the contact's IANA time zone for send windows; null: the brand's."),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })

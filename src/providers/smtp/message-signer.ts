@@ -10,6 +10,10 @@ export interface ComposableMessage {
   messageId: string;
   date: Date;
   headers: Record<string, string>;
+  /** A follow-up in the thread: the previous step's Message-ID. */
+  inReplyTo?: string;
+  /** A follow-up in the thread: every earlier Message-ID, oldest first. */
+  references?: string[];
 }
 
 export interface DkimKey {
@@ -34,6 +38,9 @@ export const SIGNED_HEADERS = [
   "Content-Transfer-Encoding",
   "List-Unsubscribe",
   "List-Unsubscribe-Post",
+  // A follow-up's threading: signed so nobody can move it into another conversation.
+  "In-Reply-To",
+  "References",
 ].join(":");
 
 // Builds the RFC 5322 bytes only (no delivery); CRLF line ends, as they go on the wire.
@@ -54,6 +61,8 @@ export async function composeSigned(message: ComposableMessage, dkim: DkimKey): 
     messageId: message.messageId,
     date: message.date,
     headers: message.headers,
+    ...(message.inReplyTo ? { inReplyTo: message.inReplyTo } : {}),
+    ...(message.references?.length ? { references: message.references } : {}),
     // The envelope travels separately (the relay's MAIL FROM); nodemailer wants one to compose.
     envelope: { from: message.from.address, to: [message.to] },
     dkim: { ...dkim, headerFieldNames: SIGNED_HEADERS },

@@ -1,6 +1,7 @@
 import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
 import { brandRoutes } from "./brand.js";
 import { campaignRoutes } from "./campaigns.js";
+import { campaignExecutionRoutes } from "./campaign-executions.js";
 import { contactRoutes } from "./contacts.js";
 import { leadRoutes } from "./leads.js";
 import { sendingDomainRoutes } from "./sending-domains.js";
@@ -16,6 +17,7 @@ const bindings: RouteBindings = {
   ...leadRoutes,
   ...contactRoutes,
   ...campaignRoutes,
+  ...campaignExecutionRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,
