@@ -43,7 +43,7 @@ describe("outreach places import", () => {
     const again = await runCli(["places", "import", file, "--json"], { env });
     expect(JSON.parse(again.stdout)).toMatchObject([{ added: 0, unchanged: 1, removed: 0, total: 1 }]);
     const replaced = await runCli(["places", "import", file, "--replace", "--json"], { env });
-    expect(JSON.parse(replaced.stdout)).toMatchObject([{ added: 1, removed: 1, total: 1 }]);
+    expect(JSON.parse(replaced.stdout)).toMatchObject([{ added: 0, unchanged: 1, removed: 0, total: 1 }]);
   });
 
   test("usage errors: remote mode, a bad --bbox, an unknown file (nothing imported)", async () => {

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { SKIPPED_WITHOUT_SHARED_DATA } from "../reporters/skip-reasons.js";
 import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/places/place-record.js";
 
 /**
@@ -8,6 +9,26 @@ import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/pl
  * has them.
  */
 export const SHARED_DATA = process.env.OUTREACH_TEST_SHARED_DATA || resolve(import.meta.dirname, "../../../shared/data");
+
+/** The real extracts the tests read. */
+const REAL_EXTRACTS = [
+  "liechtenstein-2026-03-29.osm.pbf",
+  "monaco-2026-07-10.osm.pbf",
+  "munich-altstadt-2020-07-20.osm.pbf",
+  "helsinki-centre-2019-04.osm.pbf",
+  "london-city-2020-07-20.osm.pbf",
+  "overture-places-us-sample-3425.parquet",
+];
+
+/** Whether the real extracts are there (a bare clone has none: the tests that read them skip). */
+export const HAS_SHARED_DATA = REAL_EXTRACTS.every((name) => existsSync(resolve(SHARED_DATA, name)));
+
+/**
+ * Appended to the name of a test (or block) that skips without the extracts, so that the
+ * skip says why where it is listed: `describe.skipIf(!HAS_SHARED_DATA)(`… ${SHARED_DATA_MISSING}`, …)`.
+ * The summary reporter (test/reporters/plain-summary.ts) counts them under this reason.
+ */
+export const SHARED_DATA_MISSING = HAS_SHARED_DATA ? "" : ` [${SKIPPED_WITHOUT_SHARED_DATA}: ${SHARED_DATA} not found; see docs/data.md]`;
 
 /** The path of one extract, or an error that says what is missing and where it was looked for (not a bare ENOENT). */
 export function sharedData(name: string): string {
