@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { openDatabase } from "../../src/store/db.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { liechtensteinPbf, near } from "../helpers/places-data.js";
+import { dataTest, liechtensteinPbf, near } from "../helpers/places-data.js";
 
 function listFile(): string {
   const file = join(tempDir(), "clients.csv");
@@ -13,7 +13,7 @@ function listFile(): string {
 }
 
 describe("outreach places import", () => {
-  test("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
+  dataTest("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
     const env = cliEnv();
     const result = await runCli(["places", "import", liechtensteinPbf()], { env, tty: true });
     expect(result.code).toBe(0);
@@ -81,7 +81,7 @@ describe("outreach places import", () => {
 });
 
 describe("outreach places stats", () => {
-  test("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
+  dataTest("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
     const env = cliEnv();
     expect((await runCli(["places", "import", liechtensteinPbf(), listFile()], { env })).code).toBe(0);
 
