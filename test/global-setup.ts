@@ -1,10 +1,15 @@
 import { builtBin } from "./helpers/built-bin.js";
+// @ts-expect-error a plain ESM build script without type declarations
+import { extractTaggingSchema } from "../scripts/tagging-schema.js";
 
 /**
  * Once per test run: dist/ up to date with the sources (a no-op when it is; a fraction of a
  * second when not). Two kinds of test run compiled code: those that spawn `bin/outreach.js`,
- * and every crawl, whose page extraction runs in worker threads loaded from dist/.
+ * and every crawl, whose page extraction runs in worker threads loaded from dist/. And the
+ * iD tagging schema's extract the category vocabulary reads (`npm ci` writes it through
+ * `prepare`; a checkout installed before it existed gets it here, a no-op once there).
  */
 export default async function setup(): Promise<void> {
+  (extractTaggingSchema as () => boolean)();
   await builtBin();
 }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { basename, resolve } from "node:path";
-import { iso1A2Code } from "@rapideditor/country-coder";
 import { badRequest } from "../core/errors.js";
 import { loadCategoryVocabulary } from "../providers/places/category-vocabulary.js";
 import { installedVocabularyStamp } from "../providers/places/vocabulary-build.js";
@@ -11,11 +10,16 @@ import { samplePath } from "../providers/places/sample.js";
 import type { BoundingBox } from "../core/geo.js";
 import { PlaceCategorizer } from "../providers/places/place-categories.js";
 import { joinTagTerms } from "../providers/places/place-tags.js";
-import type { ImportItem, ImportOptions, PlaceImporter, PlaceRecord, ReadProgress, SkipReason, SourceInfo } from "../providers/places/place-record.js";
-import { PlacesRepo, type PlaceSourceRow, type PlaceWrite, type SourceStats } from "../store/places.js";
-import { LocalitiesRepo, type NamedPlaceRow } from "../store/localities.js";
+import type { SkipReason, SourceInfo } from "../providers/places/place-record.js";
+import { PlacesRepo, type PlaceSourceRow, type SourceStats } from "../store/places.js";
+import { LocalitiesRepo } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
+import { PlaceStaging } from "../store/place-staging.js";
 import type { ServiceDeps } from "./deps.js";
+import { readImportFile, type ImportFileOptions, type ImportProgress, type ImportRun, type ReadOutcome } from "./places-import-read.js";
+
+// What callers of the import service name, defined with the reading.
+export { toPlaceWrite, type ImportFileOptions, type ImportProgress } from "./places-import-read.js";
 
 /**
  * Places per write transaction. Small extracts stop gaining past 1,000 (bench/import.js);
@@ -25,30 +29,7 @@ import type { ServiceDeps } from "./deps.js";
  * One batch holds the database's write lock for about half a second.
  */
 export const DEFAULT_BATCH_SIZE = 20_000;
-/** At most this many rejected-row messages are kept for the summary (the counts are always complete). */
-const MAX_REJECTED_ROWS = 50;
-/** Records (places or skips) between progress reports besides the one after each batch. */
-const PROGRESS_EVERY = 5000;
-/** Least milliseconds between two reports of bytes read (the reader reports every block). */
-const READ_PROGRESS_MS = 250;
 
-export interface ImportProgress {
-  file: string;
-  /** Places read from the file so far (written or about to be). */
-  places: number;
-  skipped: number;
-  /** Places read per second since the import started. */
-  placesPerSecond: number;
-  /** How far the current pass over the file has got (formats that report it: PBF). */
-  read?: ReadProgress;
-  /** Seconds the current pass needs at its rate so far; null until known. */
-  passEtaSeconds: number | null;
-  /**
-   * Set once every place is written, for the steps after: packing the search index of the
-   * cells the import touched (a minute at country scale), then the geocoder's localities.
-   */
-  finishing?: { step: "search index"; cells: number; packed: number } | { step: "localities" };
-}
 
 export interface ImportSummary {
   file: string;
@@ -58,7 +39,7 @@ export interface ImportSummary {
   /** Places already in the index whose fields changed. */
   updated: number;
   unchanged: number;
-  /** Places of this source that the file no longer contains (or all of them before a --replace). */
+  /** Places of this source that the file no longer contains. */
   removed: number;
   skipped: Partial<Record<SkipReason, number>>;
   /** "line 7, field lat: …" for the first rejected rows of a CSV/NDJSON file. */
@@ -94,29 +75,14 @@ async function importFingerprint(file: string, bbox: BoundingBox | undefined, si
   return JSON.stringify({ sha256: hash.digest("hex"), bbox: bbox ?? null, rules: IMPORT_RULES, vocabulary: installedVocabularyStamp(), ...(encoding && { encoding }) });
 }
 
-export interface ImportFileOptions {
-  bbox?: BoundingBox;
-  /** Drop the source (all its places) before importing. */
-  replace?: boolean;
-  signal?: AbortSignal;
-  onProgress?: (progress: ImportProgress) => void;
-  batchSize?: number;
-  /** A CSV's text encoding, forced (`--encoding`); else detected (core/text-file.ts). */
-  encoding?: string;
+interface ImportOutcome {
+  sourceId: number;
+  info: SourceInfo;
+  counts: { added: number; updated: number; unchanged: number; removed: number };
+  read: ReadOutcome;
+  placeCount: number;
 }
 
-/**
- * An importer's items a block at a time where it reads in blocks (`readBatches`: a PBF's
- * arrive from its decoding threads per block), else one by one: one await per block
- * instead of one per item.
- */
-async function* batchesOf(importer: PlaceImporter, options: ImportOptions): AsyncGenerator<readonly ImportItem[]> {
-  if (importer.readBatches) {
-    yield* importer.readBatches(options);
-    return;
-  }
-  for await (const item of importer.read(options)) yield [item];
-}
 
 /** A place's stored labels (a JSON array), or none when unreadable. */
 function parseLabels(json: string): string[] {
@@ -142,34 +108,6 @@ export function parseBoundingBox(value: string): BoundingBox {
   return { minLng, minLat, maxLng, maxLat };
 }
 
-/** A cleaned place in column form (JSON serialised; the categories also as one text, and the category tags, for the term index). */
-export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[] = place.tags ?? []): PlaceWrite {
-  return {
-    placeId: place.placeId,
-    name: place.name,
-    address: place.address,
-    street: place.street,
-    housenumber: place.housenumber,
-    postcode: place.postcode,
-    city: place.city,
-    country: place.country,
-    lat: place.lat,
-    lng: place.lng,
-    website: place.website,
-    phone: place.phone,
-    email: place.email,
-    socials: place.socials ? JSON.stringify(place.socials) : null,
-    rating: place.rating,
-    categories: JSON.stringify(place.categories),
-    categoryText: place.categories.join(" "),
-    categoryTags: joinTagTerms(categoryTags),
-    cuisine: place.cuisine,
-    brand: place.brand,
-    description: place.description,
-    openingHours: place.openingHours,
-    provenance: place.provenance,
-  };
-}
 
 /**
  * Imports files into the local places index (the operator's job, from the CLI). Reading
@@ -180,6 +118,7 @@ export class PlacesImportService {
   private placesRepo?: PlacesRepo;
   private postingsRepo?: PlacePostingsRepo;
   private localitiesRepo?: LocalitiesRepo;
+  private placeStaging?: PlaceStaging;
   private readonly categorizer: PlaceCategorizer;
 
   constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock" | "cacheDir">) {
@@ -198,6 +137,12 @@ export class PlacesImportService {
     return this.localitiesRepo;
   }
 
+  /** Where a replacement's places wait for the swap. */
+  private get staging(): PlaceStaging {
+    this.placeStaging ??= new PlaceStaging(this.deps.db);
+    return this.placeStaging;
+  }
+
   /** The search's packed term index, rebuilt for the cells an import touched once it ends. */
   private get postings(): PlacePostingsRepo {
     this.postingsRepo ??= new PlacePostingsRepo(this.deps.db);
@@ -209,120 +154,27 @@ export class PlacesImportService {
     const file = resolve(path);
     const name = basename(file);
     const importer = importerFor(file, { encoding: options.encoding });
-    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     const fingerprint = await importFingerprint(file, options.bbox, options.signal, options.encoding);
-    let previous = this.repo.sourceByName(name);
-    const sibling = previous ? undefined : this.olderRevisionOf(name, importer.source().kind);
-    if (sibling) previous = this.repo.renameSource(sibling.id, name);
+    const existing = this.repo.sourceByName(name);
+    const sibling = existing ? undefined : this.olderRevisionOf(name, importer.source().kind);
     const continued = sibling ? { continuesSource: sibling.name } : {};
-    if (!options.replace && previous?.status === "complete" && previous.fingerprint === fingerprint) return { ...this.unchangedSummary(previous, started), ...continued };
-    let removed = 0;
-    if (options.replace) {
-      const existing = this.repo.sourceByName(name);
-      if (existing) removed = this.repo.deleteSource(existing.id);
+    if (!options.replace && existing?.status === "complete" && existing.fingerprint === fingerprint) return this.unchangedSummary(existing, started);
+    if (!options.replace && sibling?.status === "complete" && sibling.fingerprint === fingerprint) {
+      return { ...this.unchangedSummary(this.repo.renameSource(sibling.id, name), started), ...continued };
     }
-    // Kind and licence are known from the format; the data date may come from the data.
-    const provisional = importer.source();
-    const source = this.repo.beginSource({ ...provisional, name, now: this.deps.clock.now().toISOString() });
-    const counts = { added: 0, updated: 0, unchanged: 0 };
-    const skipped: Partial<Record<SkipReason, number>> = {};
-    const rejectedRows: string[] = [];
-    let read = 0;
-    let skippedTotal = 0;
-    let batch: PlaceWrite[] = [];
-    const namedPlaces: NamedPlaceRow[] = [];
-    let lastRead: ReadProgress | undefined;
-    let passStarted = started;
-    let lastReadReport = 0;
-    const report = (finishing?: ImportProgress["finishing"]) => {
-      if (!options.onProgress) return;
-      const now = performance.now();
-      const passSeconds = (now - passStarted) / 1000;
-      const passEtaSeconds = lastRead && lastRead.bytes > 0 && passSeconds > 0 ? (passSeconds * (lastRead.totalBytes - lastRead.bytes)) / lastRead.bytes : null;
-      const placesPerSecond = read / Math.max((now - started) / 1000, 1e-3);
-      options.onProgress({ file: name, places: read, skipped: skippedTotal, placesPerSecond, read: lastRead, passEtaSeconds, ...(finishing && { finishing }) });
-    };
-    const onRead = (progress: ReadProgress) => {
-      if (progress.pass !== lastRead?.pass) passStarted = performance.now();
-      lastRead = progress;
-      const now = performance.now();
-      if (now - lastReadReport < READ_PROGRESS_MS) return;
-      lastReadReport = now;
-      report();
-    };
-    const flush = () => {
-      if (batch.length === 0) return;
-      const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
-      counts.added += result.added;
-      counts.updated += result.updated;
-      counts.unchanged += result.unchanged;
-      batch = [];
-      report();
-    };
-    const endBulkWrites = this.repo.beginBulkWrites();
-    let placeCount: number;
-    let info: SourceInfo;
-    try {
-      try {
-        for await (const items of batchesOf(importer, { bbox: options.bbox, signal: options.signal, onRead })) {
-          for (const item of items) {
-            // Ctrl-C stops between records, not only when the importer next touches the file.
-            options.signal?.throwIfAborted();
-            // Extracts are mostly skipped elements: report progress on them too, not only per batch.
-            if ((read + skippedTotal) % PROGRESS_EVERY === 0) report();
-            if (item.kind === "skip") {
-              skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
-              skippedTotal++;
-              if (item.detail && rejectedRows.length < MAX_REJECTED_ROWS) rejectedRows.push(item.detail);
-              continue;
-            }
-            if (item.kind === "locality") {
-              const { id, name: placeName, kind, lat, lng } = item.locality;
-              namedPlaces.push({ osmId: id, name: placeName, kind, lat, lng, country: iso1A2Code([lng, lat]) });
-              continue;
-            }
-            read++;
-            batch.push(toPlaceWrite(item.place, this.categorizer.tagsOf(item.place)));
-            if (batch.length >= batchSize) {
-              flush();
-              // A turn of the event loop after each batch: where the reader does no I/O of its
-              // own (a PBF's ways, placed after its last pass: a minute at country scale), a
-              // Ctrl-C would otherwise not be heard until the whole import had been written.
-              await new Promise((resolve) => setImmediate(resolve));
-            }
-          }
-        }
-        flush();
-      } catch (err) {
-        this.repo.failSource(source.id);
-        // What was written stays searchable, at full speed.
-        this.postings.refresh();
-        throw err;
-      }
-      info = importer.source();
-      const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint });
-      removed += completed.removed;
-      placeCount = completed.placeCount;
-      const cells = options.onProgress ? this.postings.staleCount() : 0;
-      let packed = 0;
-      report({ step: "search index", cells, packed });
-      // On every core: threads read and encode the cells' postings while this connection writes them.
-      await this.postings.refreshInParallel({ onPacked: (chunk) => report({ step: "search index", cells, packed: (packed += chunk.length) }) });
-      report({ step: "localities" });
-      this.localities.replaceNamedPlaces(source.id, namedPlaces);
-      this.localities.rebuild();
-    } finally {
-      endBulkWrites();
-    }
-    const stats = this.repo.sourceStats().find((s) => s.id === source.id);
+    const run: ImportRun = { name, importer, fingerprint, started, options, defaultBatchSize: DEFAULT_BATCH_SIZE };
+    // A replacement of a region already in the index is atomic; anything else writes batch by batch.
+    const target = existing ?? sibling;
+    const outcome = options.replace && target ? await this.replaceSource(target, run) : await this.importInPlace(run, sibling);
+    const stats = this.repo.sourceStats().find((s) => s.id === outcome.sourceId);
+    const { info } = outcome;
     return {
       file: name,
       source: { name, kind: info.kind, dataDate: info.dataDate, licence: info.licence },
-      ...counts,
-      removed,
-      skipped,
-      rejectedRows,
-      total: placeCount,
+      ...outcome.counts,
+      skipped: outcome.read.skipped,
+      rejectedRows: outcome.read.rejectedRows,
+      total: outcome.placeCount,
       withWebsite: stats?.with_website ?? 0,
       withPhone: stats?.with_phone ?? 0,
       withEmail: stats?.with_email ?? 0,
@@ -331,6 +183,95 @@ export class PlacesImportService {
       ...continued,
     };
   }
+
+  /**
+   * Import into the source named after the file (an older extract's source, renamed, if it
+   * continues one), each batch its own transaction: the server keeps answering searches.
+   * Stopped half-way, what was written stays (consistent, searchable, packed) and the
+   * source says `failed`: the next import of the file completes it.
+   */
+  private async importInPlace(run: ImportRun, sibling: PlaceSourceRow | undefined): Promise<ImportOutcome> {
+    const { name, importer, options } = run;
+    if (sibling) this.repo.renameSource(sibling.id, name);
+    const source = this.repo.beginSource({ ...importer.source(), name, now: this.deps.clock.now().toISOString() });
+    const counts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    const endBulkWrites = this.repo.beginBulkWrites();
+    try {
+      let read: ReadOutcome;
+      try {
+        read = await readImportFile(run, this.categorizer, (batch) => {
+          const result = this.repo.upsertBatch(source.id, batch, this.deps.clock.now().toISOString());
+          counts.added += result.added;
+          counts.updated += result.updated;
+          counts.unchanged += result.unchanged;
+        });
+      } catch (err) {
+        this.repo.failSource(source.id);
+        // What was written stays searchable, at full speed.
+        this.postings.refresh();
+        throw err;
+      }
+      const info = importer.source();
+      const completed = this.repo.completeSource(source.id, { ...info, now: this.deps.clock.now().toISOString(), fingerprint: run.fingerprint });
+      counts.removed = completed.removed;
+      await this.packStaleCells(read.report);
+      read.report({ step: "localities" });
+      this.localities.replaceNamedPlaces(source.id, read.namedPlaces);
+      this.localities.rebuild();
+      return { sourceId: source.id, info, counts, read, placeCount: completed.placeCount };
+    } finally {
+      endBulkWrites();
+    }
+  }
+
+  /**
+   * Replace a region already in the index (`--replace`, a downloaded region's new extract)
+   * atomically: the file's places are staged (`place-staging.ts`) while the old ones stay
+   * searchable, then one transaction swaps them in (a diff: unchanged places are not
+   * rewritten), records the source as complete and rebuilds the localities. Stopped before
+   * the swap, nothing changed; after it, the replacement is complete and only the packing
+   * of the cells it touched is left (the search computes those cells from their places
+   * meanwhile, and `places reindex` or the next import packs them).
+   */
+  private async replaceSource(target: PlaceSourceRow, run: ImportRun): Promise<ImportOutcome> {
+    const { name, importer, options } = run;
+    this.staging.clear();
+    try {
+      const read = await readImportFile(run, this.categorizer, (batch) => this.staging.add(batch));
+      const info = importer.source();
+      read.report({ step: "replacing" });
+      const now = this.deps.clock.now().toISOString();
+      const swapped = this.deps.db
+        .transaction(() => {
+          const counts = this.staging.swapInto(target.id, now);
+          const placeCount = this.repo.recordComplete(target.id, { ...info, name, now, fingerprint: run.fingerprint });
+          this.localities.replaceNamedPlaces(target.id, read.namedPlaces);
+          this.localities.rebuild();
+          return { counts, placeCount };
+        })
+        .immediate();
+      this.staging.clear();
+      // A Ctrl-C during the swap (which holds the thread) is heard in there: the swap stands.
+      await this.packStaleCells(read.report, options.signal);
+      return { sourceId: target.id, info, counts: swapped.counts, read, placeCount: swapped.placeCount };
+    } finally {
+      this.staging.clear();
+    }
+  }
+
+  /** Pack the cells an import touched, on every core: threads read and encode the cells' postings while this connection writes them. */
+  private async packStaleCells(report: (finishing: ImportProgress["finishing"]) => void, signal?: AbortSignal): Promise<void> {
+    const cells = this.postings.staleCount();
+    let packed = 0;
+    report({ step: "search index", cells, packed });
+    if (signal) {
+      // Heard before a rebuild on this thread (few cells), which would not listen.
+      await new Promise((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
+    }
+    await this.postings.refreshInParallel({ signal, onPacked: (chunk) => report({ step: "search index", cells, packed: (packed += chunk.length) }) });
+  }
+
 
   /**
    * The source of an older extract of the same region as `fileName` (extract-series.ts),

@@ -85,7 +85,7 @@ export interface SourceStats extends PlaceSourceRow {
 }
 
 /** Columns compared to decide whether a re-imported place changed (unchanged rows are not rewritten: no index churn). */
-const CONTENT_COLUMNS = [
+export const CONTENT_COLUMNS = [
   "source_id", "name", "address", "street", "housenumber", "postcode", "city", "country", "lat", "lng", "website", "phone",
   "email", "socials", "rating", "categories", "category_text", "category_tags", "cuisine", "brand", "description", "opening_hours",
   "provenance",
@@ -248,6 +248,25 @@ export class PlacesRepo {
     return this.insertTrigger;
   }
 
+  /**
+   * Record a source's complete import (`completeSource` and a replacement's swap): its
+   * name (a continued older extract takes the file's), kind, data date, licence, count,
+   * fingerprint. Returns the places it holds.
+   */
+  recordComplete(
+    sourceId: number,
+    info: { name?: string; kind?: SourceKind; dataDate: string | null; licence: string; attribution: string; now: string; fingerprint?: string | null },
+  ): number {
+    const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
+    this.db
+      .prepare(
+        `UPDATE place_sources SET name = coalesce(?, name), kind = coalesce(?, kind), data_date = ?, licence = ?, attribution = ?, imported_at = ?,
+                place_count = ?, status = 'complete', fingerprint = ? WHERE id = ?`,
+      )
+      .run(info.name ?? null, info.kind ?? null, info.dataDate, info.licence, info.attribution, info.now, n, info.fingerprint ?? null, sourceId);
+    return n;
+  }
+
   /** After a complete import: remove the source's places this import did not see, record the outcome. */
   completeSource(
     sourceId: number,
@@ -257,12 +276,7 @@ export class PlacesRepo {
       const removed = this.removesUnseen
         ? this.db.prepare("DELETE FROM places WHERE source_id = ? AND id NOT IN (SELECT place_rowid FROM temp.import_seen)").run(sourceId).changes
         : 0;
-      const { n } = this.db.prepare("SELECT count(*) AS n FROM places WHERE source_id = ?").get(sourceId) as { n: number };
-      this.db
-        .prepare(
-          "UPDATE place_sources SET data_date = ?, licence = ?, attribution = ?, imported_at = ?, place_count = ?, status = 'complete', fingerprint = ? WHERE id = ?",
-        )
-        .run(info.dataDate, info.licence, info.attribution, info.now, n, info.fingerprint ?? null, sourceId);
+      const n = this.recordComplete(sourceId, info);
       this.db.exec("DELETE FROM temp.import_seen");
       return { removed, placeCount: n };
     }).immediate();

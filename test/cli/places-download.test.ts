@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { liechtensteinPbf, monacoPbf, near } from "../helpers/places-data.js";
+import { dataDescribe, liechtensteinPbf, monacoPbf, near } from "../helpers/places-data.js";
 import { startGeofabrikStub } from "../helpers/geofabrik-stub.js";
 
 interface Stub {
@@ -37,7 +37,7 @@ async function setup() {
 const pbfGets = (stub: Stub) => stub.requests.filter((r) => r.path.endsWith(".osm.pbf"));
 
 // Real extracts imported and searched: generous on a loaded 2-core machine.
-describe("outreach places download / update (Geofabrik)", { timeout: 120_000 }, () => {
+dataDescribe("outreach places download / update (Geofabrik)", () => {
   it("--list [filter] lists the index's regions", async () => {
     const { run } = await setup();
     const all = await run(["places", "download", "--list", "--json"]);
@@ -119,4 +119,4 @@ describe("outreach places download / update (Geofabrik)", { timeout: 120_000 }, 
     expect(entry!.result.imported.removed).toBeGreaterThan(500);
     expect(pbfGets(stub)).toHaveLength(2);
   });
-});
+}, { timeout: 120_000 });

@@ -4,7 +4,8 @@ import { describe, expect, test } from "vitest";
 import { openDatabase } from "../../src/store/db.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
-import { liechtensteinPbf, near } from "../helpers/places-data.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { dataTest, liechtensteinPbf, near } from "../helpers/places-data.js";
 
 function listFile(): string {
   const file = join(tempDir(), "clients.csv");
@@ -13,7 +14,7 @@ function listFile(): string {
 }
 
 describe("outreach places import", () => {
-  test("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
+  dataTest("on a terminal: a spinner with counts on stderr, a summary on stdout", async () => {
     const env = cliEnv();
     const result = await runCli(["places", "import", liechtensteinPbf()], { env, tty: true });
     expect(result.code).toBe(0);
@@ -43,7 +44,7 @@ describe("outreach places import", () => {
     const again = await runCli(["places", "import", file, "--json"], { env });
     expect(JSON.parse(again.stdout)).toMatchObject([{ added: 0, unchanged: 1, removed: 0, total: 1 }]);
     const replaced = await runCli(["places", "import", file, "--replace", "--json"], { env });
-    expect(JSON.parse(replaced.stdout)).toMatchObject([{ added: 1, removed: 1, total: 1 }]);
+    expect(JSON.parse(replaced.stdout)).toMatchObject([{ added: 0, unchanged: 1, removed: 0, total: 1 }]);
   });
 
   test("usage errors: remote mode, a bad --bbox, an unknown file (nothing imported)", async () => {
@@ -81,7 +82,7 @@ describe("outreach places import", () => {
 });
 
 describe("outreach places stats", () => {
-  test("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
+  dataTest("counts per source, data dates and the attribution lines, in table, piped and --json modes", async () => {
     const env = cliEnv();
     expect((await runCli(["places", "import", liechtensteinPbf(), listFile()], { env })).code).toBe(0);
 
@@ -129,5 +130,30 @@ describe("outreach places reindex", () => {
     const search = await runCli(["--data-dir", dataDir, "leads", "search", "--lat", "47.14", "--lng", "9.52", "--keywords", "clinic", "--json"], { env });
     expect(search.code, search.stderr).toBe(0);
     expect(JSON.parse(search.stdout).leads.map((l: { name: string }) => l.name)).toEqual(["Acme Dental Clinic"]);
+  });
+});
+
+describe("an import that stopped", () => {
+  test("stats calls its source partial and says what to do; Ctrl-C exits 130 with the one line 'interrupted'", async () => {
+    const env = cliEnv();
+    const dataDir = tempDir();
+    const file = join(tempDir(), "shops.ndjson");
+    writeFileSync(file, Array.from({ length: 25 }, (_, i) => JSON.stringify({ placeId: `p${i}`, name: `Shop ${i}`, lat: 47 + i / 1000, lng: 9.5 })).join("\n") + "\n");
+    // A plain import stopped after its first batch (as a Ctrl-C stops it).
+    const instance = createTestInstance({ dataDir });
+    const controller = new AbortController();
+    await expect(
+      instance.services.placesImport.importFile(file, { batchSize: 10, signal: controller.signal, onProgress: (p) => p.places >= 10 && controller.abort() }),
+    ).rejects.toThrow(/abort/i);
+    instance.close();
+    const stats = await runCli(["--data-dir", dataDir, "places", "stats"], { env });
+    expect(stats.stdout).toMatch(/shops\.ndjson\t.*\tpartial \(stopped; its places so far are searchable: import the file again to complete it\)/);
+    expect(JSON.parse((await runCli(["--data-dir", dataDir, "places", "stats", "--json"], { env })).stdout).sources[0]).toMatchObject({ status: "failed", places: 10 });
+    // Ctrl-C (the signal main aborts on SIGINT): exit 130, one line on stderr, nothing else written.
+    const stopped = new AbortController();
+    stopped.abort();
+    const interrupted = await runCli(["--data-dir", dataDir, "places", "import", file, "--replace"], { env, signal: stopped.signal });
+    expect(interrupted).toMatchObject({ code: 130, stderr: "interrupted\n", stdout: "" });
+    expect(JSON.parse((await runCli(["--data-dir", dataDir, "places", "stats", "--json"], { env })).stdout).sources[0]).toMatchObject({ places: 10 });
   });
 });

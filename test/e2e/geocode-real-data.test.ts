@@ -1,9 +1,9 @@
 import { createOSMStream } from "osm-pbf-parser-node";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { distanceKm, type LatLng } from "../../src/core/geo.js";
 import type { SearchResult } from "../../src/core/schemas/lead.js";
 import { createTestInstance, type TestInstance } from "../helpers/instance.js";
-import { helsinkiPbf, londonPbf, munichPbf, overtureSample } from "../helpers/places-data.js";
+import { dataDescribe, helsinkiPbf, londonPbf, munichPbf, overtureSample } from "../helpers/places-data.js";
 import { startTestServer } from "../helpers/server.js";
 
 
@@ -40,7 +40,7 @@ async function postcodeCentre(file: string, postcode: string): Promise<LatLng> {
  * (Wikipedia, GeoNames), or for a postcode the mean of the extract's nodes that carry it.
  * A place must resolve within 1.5 km, a city within 3 km.
  */
-describe("geocoding the real extracts: every location form of issue 12", () => {
+dataDescribe("geocoding the real extracts: every location form of issue 12", () => {
   let instance: TestInstance;
   const truth: Record<string, { point: LatLng; km: number }> = {};
 

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { distanceKm } from "../../src/core/geo.js";
 import { Lead, type SearchResult } from "../../src/core/schemas/lead.js";
 import { createTestInstance, type TestInstance } from "../helpers/instance.js";
-import { liechtensteinPbf } from "../helpers/places-data.js";
+import { dataDescribe, liechtensteinPbf } from "../helpers/places-data.js";
 import { readNdjson, startTestServer, type TestServer } from "../helpers/server.js";
 
 /** Every page of a search, following nextPageToken. */
@@ -19,7 +19,7 @@ async function allPages(server: TestServer, token: string, body: Record<string, 
   return { pages, leads: pages.flatMap((p) => p.leads) };
 }
 
-describe("lead search on the real Liechtenstein extract, imported by the real importer", () => {
+dataDescribe("lead search on the real Liechtenstein extract, imported by the real importer", () => {
   let instance: TestInstance;
   let server: TestServer;
 

@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { describe, test, type TestFunction, type TestOptions } from "vitest";
+import { samplePath } from "../../src/providers/places/sample.js";
+import { SKIPPED_WITHOUT_SHARED_DATA } from "../reporters/skip-reasons.js";
 import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/places/place-record.js";
 
 /**
@@ -8,6 +11,35 @@ import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/pl
  * has them.
  */
 export const SHARED_DATA = process.env.OUTREACH_TEST_SHARED_DATA || resolve(import.meta.dirname, "../../../shared/data");
+
+/** The real extracts the tests read (Monaco is bundled: `monacoPbf` never needs them). */
+const REAL_EXTRACTS = [
+  "liechtenstein-2026-03-29.osm.pbf",
+  "munich-altstadt-2020-07-20.osm.pbf",
+  "helsinki-centre-2019-04.osm.pbf",
+  "london-city-2020-07-20.osm.pbf",
+  "overture-places-us-sample-3425.parquet",
+];
+
+/** Whether the real extracts are there (a bare clone has none: the tests that read them skip). */
+export const HAS_SHARED_DATA = REAL_EXTRACTS.every((name) => existsSync(resolve(SHARED_DATA, name)));
+
+/**
+ * Appended to the name of a test (or block) that skips without the extracts, so that the
+ * skip says why where it is listed: `describe.skipIf(!HAS_SHARED_DATA)(`… ${SHARED_DATA_MISSING}`, …)`.
+ * The summary reporter (test/reporters/plain-summary.ts) counts them under this reason.
+ */
+export const SHARED_DATA_MISSING = HAS_SHARED_DATA ? "" : ` [${SKIPPED_WITHOUT_SHARED_DATA}: ${SHARED_DATA} not found; see docs/data.md]`;
+
+/** A test that reads the real extracts: skipped without them, its name saying why. */
+export function dataTest(name: string, fn: TestFunction, options?: number | TestOptions): void {
+  test.skipIf(!HAS_SHARED_DATA)(name + SHARED_DATA_MISSING, fn, options);
+}
+
+/** A block of tests that all read the real extracts: skipped without them, its name saying why. */
+export function dataDescribe(name: string, fn: () => void, options?: number | TestOptions): void {
+  describe.skipIf(!HAS_SHARED_DATA)(name + SHARED_DATA_MISSING, options ?? {}, fn);
+}
 
 /** The path of one extract, or an error that says what is missing and where it was looked for (not a bare ENOENT). */
 export function sharedData(name: string): string {
@@ -22,7 +54,8 @@ export function sharedData(name: string): string {
 }
 
 export const liechtensteinPbf = () => sharedData("liechtenstein-2026-03-29.osm.pbf");
-export const monacoPbf = () => sharedData("monaco-2026-07-10.osm.pbf");
+/** The bundled sample (src/providers/places/sample), the same file as ../shared/data's Monaco extract: there in a bare clone too. */
+export const monacoPbf = () => samplePath();
 export const munichPbf = () => sharedData("munich-altstadt-2020-07-20.osm.pbf");
 export const helsinkiPbf = () => sharedData("helsinki-centre-2019-04.osm.pbf");
 export const londonPbf = () => sharedData("london-city-2020-07-20.osm.pbf");

@@ -8,7 +8,7 @@ import { parseBoundingBox, type ImportProgress, type ImportSummary } from "../..
 import type { RegionDownloadResult } from "../../services/region-downloads.js";
 import type { DownloadProgress } from "../../providers/places/geofabrik.js";
 import type { CommandContext } from "../context.js";
-import { CliError, EXIT, UsageError } from "../exit-codes.js";
+import { CliError, EXIT, exitCodeFor, UsageError } from "../exit-codes.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { progressSpinner } from "../progress-spinner.js";
 import { example, withJson } from "./shared.js";
@@ -58,7 +58,8 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
           onProgress: (p) => spinner.update(progressLine(p)),
         });
       } catch (err) {
-        spinner.fail(`${file}: import stopped`);
+        // Ctrl-C: the one line is main's "interrupted".
+        stopSpinner(spinner, err, `${file}: import stopped`);
         if (summaries.length) ctx.info(`Already imported: ${summaries.map((s) => s.file).join(", ")}.`);
         if (isAppError(err)) throw new CliError(err.message, EXIT.usage);
         throw err;
@@ -124,7 +125,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         { header: "PHONE", value: (s) => s.with_phone },
         { header: "EMAIL", value: (s) => s.with_email },
         { header: "LICENCE", value: (s) => s.licence },
-        { header: "STATUS", value: (s) => (s.status === "complete" ? "complete" : `${s.status} (re-run the import)`) },
+        { header: "STATUS", value: (s) => sourceStatus(s.status) },
       ]);
       // On a terminal the attribution follows the table; piped, stdout stays pure rows.
       const write = (line: string) => (ctx.io.stdoutIsTTY ? ctx.io.stdout.write(line + "\n") : ctx.info(line));
@@ -170,7 +171,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         }),
       );
     } catch (err) {
-      spinner.fail(`${regionQuery}: download stopped`);
+      stopSpinner(spinner, err, `${regionQuery}: download stopped`);
       throw err;
     }
     spinner.stop();
@@ -201,7 +202,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
         }),
       );
     } catch (err) {
-      spinner.fail("update stopped");
+      stopSpinner(spinner, err, "update stopped");
       throw err;
     }
     spinner.stop();
@@ -287,6 +288,23 @@ function printSummary(ctx: CommandContext, s: ImportSummary): void {
   if (rejected > s.rejectedRows.length) ctx.warn(`${s.file}: ${rejected - s.rejectedRows.length} more rejected rows not shown (use --json for the counts)`);
 }
 
+/**
+ * A source's state as the user must read it: a plain import that stopped (Ctrl-C, an
+ * error) kept the batches it wrote, searchable, and the next import of the file completes
+ * them. (A --replace that stopped never shows here: the region's earlier import stands.)
+ */
+export function sourceStatus(status: "importing" | "complete" | "failed"): string {
+  if (status === "complete") return "complete";
+  if (status === "failed") return "partial (stopped; its places so far are searchable: import the file again to complete it)";
+  return "importing (if no import runs, it was killed: import the file again)";
+}
+
+/** A spinner's end when its command fails: its failure line, but none when the user pressed Ctrl-C (main says "interrupted"). */
+function stopSpinner(spinner: ReturnType<typeof progressSpinner>, err: unknown, failure: string): void {
+  if (exitCodeFor(err) === EXIT.interrupted) spinner.stop();
+  else spinner.fail(failure);
+}
+
 const MB = 1e6;
 const PASSES = ["", "businesses", "relations' ways", "way nodes"];
 
@@ -297,8 +315,10 @@ export function progressLine(p: ImportProgress): string {
     const step =
       finishing.step === "search index"
         ? `packing the search index (${finishing.packed > 0 ? `${finishing.packed.toLocaleString("en")} of ` : ""}${finishing.cells.toLocaleString("en")} grid cells)`
-        : "rebuilding the localities";
-    return `${p.file}: ${p.places.toLocaleString("en")} places written; ${step}…`;
+        : finishing.step === "replacing"
+          ? "replacing the earlier import's places in one step"
+          : "rebuilding the localities";
+    return `${p.file}: ${p.places.toLocaleString("en")} places ${finishing.step === "replacing" ? "read" : "written"}; ${step}…`;
   }
   const parts = [`${p.places.toLocaleString("en")} places at ${Math.round(p.placesPerSecond).toLocaleString("en")}/s`, `${p.skipped.toLocaleString("en")} skipped`];
   if (p.read) {

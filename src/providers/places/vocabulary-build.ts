@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { foldForSearch } from "../../core/text.js";
 import { OSM_LABELS } from "./category-labels.js";
 import { FOOD_HOSTS, isBusinessKey, isInfrastructure, isQualifierKey, tagTerm } from "./place-tags.js";
@@ -9,7 +10,7 @@ import { FOOD_HOSTS, isBusinessKey, isInfrastructure, isQualifierKey, tagTerm } 
  * Builds the lead search's category vocabulary (see `category-vocabulary.ts`) from the
  * installed packages: every name, alias and search term of every business preset of the
  * OpenStreetMap iD editor's tagging schema (`@openstreetmap/id-tagging-schema`, ≈ 130
- * languages), the translated names of its cuisine values, and our own English labels
+ * languages; what of it is read is extracted at build time, `scripts/tagging-schema.js`), the translated names of its cuisine values, and our own English labels
  * (`category-labels.ts`). Brand names of the name-suggestion-index are left out: a word
  * such as "Starbucks" (a search term of iD's coffee shop preset) means that brand, which
  * the search finds by name, not every coffee shop.
@@ -46,8 +47,10 @@ interface TranslatedPreset {
   aliases?: string[] | string;
   terms?: string[] | string;
 }
-interface TranslationFile {
-  presets?: { presets?: Record<string, TranslatedPreset>; fields?: Record<string, { options?: Record<string, unknown> }> };
+/** One language of the extract (`scripts/tagging-schema.js`): its presets' words and its cuisine field's options. */
+interface TranslatedLanguage {
+  presets: Record<string, TranslatedPreset>;
+  cuisine: Record<string, unknown>;
 }
 interface SchemaPreset {
   tags?: Record<string, string>;
@@ -104,12 +107,10 @@ export function phraseKey(text: string): string {
 }
 
 /**
- * Where an installed package is, found through what it lets us resolve: the schema its
- * `package.json`, the name-suggestion-index its CommonJS entry (`dist/js/nsi.cjs`; its
- * `exports` map names no data file).
+ * Where an installed package is, found through what it lets us resolve: the
+ * name-suggestion-index its CommonJS entry (`dist/js/nsi.cjs`; its `exports` map names no data file).
  */
 const PACKAGE_ENTRIES = {
-  "@openstreetmap/id-tagging-schema": "@openstreetmap/id-tagging-schema/package.json",
   "name-suggestion-index": "name-suggestion-index",
 } as const;
 export function packageDir(name: keyof typeof PACKAGE_ENTRIES): string {
@@ -121,9 +122,24 @@ function packageVersion(dir: string): string {
   return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
 }
 
+/**
+ * The iD tagging schema's extract (`scripts/tagging-schema.js`, run by `npm run build` and
+ * `prepare`): `dist/tagging-schema/`, found from the compiled module and from its source.
+ * The package itself is no dependency (its engines field asks for a Node outreach does not need).
+ */
+function taggingSchemaDir(): string {
+  const candidates = [new URL("../../tagging-schema/", import.meta.url), new URL("../../../dist/tagging-schema/", import.meta.url)].map((url) => fileURLToPath(url));
+  const found = candidates.find((dir) => existsSync(join(dir, "source.json")));
+  if (!found) throw new Error(`the iD tagging schema extract is missing (looked in ${candidates.join(", ")}): run \`npm run build\``);
+  return found;
+}
+function taggingSchemaVersion(): string {
+  return (JSON.parse(readFileSync(join(taggingSchemaDir(), "source.json"), "utf8")) as { version: string }).version;
+}
+
 /** The stamp of the installed packages: what a cached vocabulary must carry to be used. */
 export function installedVocabularyStamp(): string {
-  return `${VOCABULARY_FORMAT}|id-tagging-schema ${packageVersion(packageDir("@openstreetmap/id-tagging-schema"))}|nsi ${packageVersion(packageDir("name-suggestion-index"))}`;
+  return `${VOCABULARY_FORMAT}|id-tagging-schema ${taggingSchemaVersion()}|nsi ${packageVersion(packageDir("name-suggestion-index"))}`;
 }
 
 /**
@@ -210,8 +226,8 @@ function brandNames(): Set<string> {
 }
 
 export function buildVocabulary(): VocabularyData {
-  const schema = join(packageDir("@openstreetmap/id-tagging-schema"), "dist");
-  const presets = JSON.parse(readFileSync(join(schema, "presets.min.json"), "utf8")) as Record<string, SchemaPreset>;
+  const schema = taggingSchemaDir();
+  const presets = JSON.parse(readFileSync(join(schema, "presets.json"), "utf8")) as Record<string, SchemaPreset>;
   const meanings = new Map<string, Meaning>();
   /** A cuisine as a meaning: any place serving it; found by name at any place that serves food. */
   const cuisine = (value: string): string => {
@@ -243,10 +259,8 @@ export function buildVocabulary(): VocabularyData {
     byMeaning.set(meaning, v);
   };
 
-  const translations = join(schema, "translations");
-  for (const file of readdirSync(translations).filter((f) => f.endsWith(".min.json")).sort()) {
-    const language = Object.values(JSON.parse(readFileSync(join(translations, file), "utf8")) as Record<string, TranslationFile>)[0]?.presets;
-    if (!language) continue;
+  // Per language (in the order of its translation files): preset names, aliases, terms and cuisine names.
+  for (const [, language] of JSON.parse(readFileSync(join(schema, "translations.json"), "utf8")) as Array<[string, TranslatedLanguage]>) {
     // What each phrase means in this language: the presets it names, else those it is a term of.
     const named = new Map<string, Set<string>>();
     const termed = new Map<string, Set<string>>();
@@ -263,7 +277,7 @@ export function buildVocabulary(): VocabularyData {
       for (const name of [translated.name, ...listOf(translated.aliases)]) note(named, name, id);
       for (const term of listOf(translated.terms)) note(termed, term, id);
     }
-    for (const [value, label] of Object.entries(language.fields?.cuisine?.options ?? {})) {
+    for (const [value, label] of Object.entries(language.cuisine)) {
       note(named, typeof label === "string" ? label : (label as { title?: string } | null)?.title, cuisine(value));
     }
     const weight = (id: string, base: number) => (meanings.get(id)?.broadened ? base / 2 : base);

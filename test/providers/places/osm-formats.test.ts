@@ -12,7 +12,7 @@ import { KEPT_TAG_KEYS, MAPPED_ELEMENT_KEYS } from "../../../src/providers/place
 import { osmNodeItem, osmRelationArea, osmWayArea } from "../../../src/providers/places/importers/osm-elements.js";
 import { OsmXmlImporter } from "../../../src/providers/places/importers/osm-xml.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { collectImport, helsinkiPbf, liechtensteinPbf, londonPbf, monacoPbf, munichPbf, near } from "../../helpers/places-data.js";
+import { collectImport, dataTest, helsinkiPbf, liechtensteinPbf, londonPbf, monacoPbf, munichPbf, near } from "../../helpers/places-data.js";
 
 
 const collect = collectImport;
@@ -64,7 +64,7 @@ function ourTaggedElements(data: Buffer, wantedKeys?: ReadonlySet<string>) {
 }
 
 describe("OSM PBF importer", () => {
-  test("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
+  dataTest("Liechtenstein: about 591 businesses, 193 with a website (../shared/data/README.md), dated from the header", async () => {
     const importer = new OsmPbfImporter(liechtensteinPbf());
     const { places, skipped } = await collect(importer.read({}));
     expect(near(places.length, 591)).toBe(true);
@@ -89,7 +89,7 @@ describe("OSM PBF importer", () => {
     expect(figarissimo?.city).toBe("Vaduz");
   });
 
-  test("a business mapped as a building outline is placed at the centroid of its nodes", async () => {
+  dataTest("a business mapped as a building outline is placed at the centroid of its nodes", async () => {
     const { places } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({}));
     const museum = places.find((p) => p.placeId === "osm:way:28712148");
     expect(museum).toMatchObject({
@@ -120,7 +120,7 @@ describe("OSM PBF importer", () => {
     expect(museum!.lng).toBeCloseTo(lng / refs.length, 9);
   }, 30_000);
 
-  test("a business mapped as a multipolygon relation is placed at the centroid of its outer ways' nodes; districts and squares are named places", async () => {
+  dataTest("a business mapped as a multipolygon relation is placed at the centroid of its outer ways' nodes; districts and squares are named places", async () => {
     const { places, localities } = await collect(new OsmPbfImporter(londonPbf()).read({}));
     const tavern = places.find((p) => p.placeId === "osm:relation:7037852");
     expect(tavern).toMatchObject({ name: "Punch Tavern", categories: ["pub", "bar"], tags: ["amenity=pub"] });
@@ -181,7 +181,7 @@ describe("OSM PBF importer", () => {
     expect(sawWaysBlock).toBe(true);
   });
 
-  test("the first-pass decoder gives exactly the library's tagged nodes and ways (kept tags, refs, coordinates to the bit) on every PBF in ../shared/data", async () => {
+  dataTest("the first-pass decoder gives exactly the library's tagged nodes and ways (kept tags, refs, coordinates to the bit) on every PBF in ../shared/data", async () => {
     let compared = 0;
     for (const file of [liechtensteinPbf(), monacoPbf(), munichPbf(), helsinkiPbf(), londonPbf()]) {
       for await (const block of readPbfBlocks(file, file)) {
@@ -194,7 +194,7 @@ describe("OSM PBF importer", () => {
     expect(compared).toBeGreaterThan(20_000);
   }, 60_000);
 
-  test("with MAPPED_ELEMENT_KEYS the decoder drops exactly the elements the mapping makes nothing of (kept tags, none of those keys)", async () => {
+  dataTest("with MAPPED_ELEMENT_KEYS the decoder drops exactly the elements the mapping makes nothing of (kept tags, none of those keys)", async () => {
     const mapped = new Set(MAPPED_ELEMENT_KEYS);
     let dropped = 0;
     let reported = 0;
@@ -238,7 +238,7 @@ describe("OSM PBF importer", () => {
     expect(near(places.filter((p) => p.website).length, 198, 0.1)).toBe(true);
   });
 
-  test("--bbox keeps only places inside the box", async () => {
+  dataTest("--bbox keeps only places inside the box", async () => {
     const box = { minLng: 9.5, minLat: 47.13, maxLng: 9.53, maxLat: 47.15 };
     const { places, skipped } = await collect(new OsmPbfImporter(liechtensteinPbf()).read({ bbox: box }));
     expect(places.length).toBeGreaterThan(20);

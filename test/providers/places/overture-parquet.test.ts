@@ -6,12 +6,12 @@ import {
   pointFromGeometry,
   rowGroupOutside,
 } from "../../../src/providers/places/importers/overture-parquet.js";
-import { collectImport, near, overtureSample } from "../../helpers/places-data.js";
+import { collectImport, dataTest, near, overtureSample } from "../../helpers/places-data.js";
 
 const collect = collectImport;
 
 describe("Overture places GeoParquet importer", () => {
-  test("the pandas-written sample (no geo metadata, raw WKB, extra `open` column, null-typed emails) imports all 3,425 places", async () => {
+  dataTest("the pandas-written sample (no geo metadata, raw WKB, extra `open` column, null-typed emails) imports all 3,425 places", async () => {
     const importer = new OvertureParquetImporter(overtureSample());
     const { places } = await collect(importer.read({}));
     expect(places).toHaveLength(3425);
@@ -38,7 +38,7 @@ describe("Overture places GeoParquet importer", () => {
     expect(JSON.parse(lab!.provenance!)).toEqual([{ dataset: "meta", recordId: "109093534897634" }]);
   });
 
-  test("--bbox keeps one area: exactly the places whose point lies inside", async () => {
+  dataTest("--bbox keeps one area: exactly the places whose point lies inside", async () => {
     const { places: all } = await collect(new OvertureParquetImporter(overtureSample()).read({}));
     const box = { minLng: -91.6, minLat: 36.9, maxLng: -87.0, maxLat: 42.6 }; // Illinois
     const inside = all.filter((p) => p.lat >= box.minLat && p.lat <= box.maxLat && p.lng >= box.minLng && p.lng <= box.maxLng);
@@ -48,7 +48,7 @@ describe("Overture places GeoParquet importer", () => {
     expect(skipped["outside bbox"]).toBe(3425 - inside.length);
   });
 
-  test("row groups whose bbox statistics lie outside the box are skipped unread", async () => {
+  dataTest("row groups whose bbox statistics lie outside the box are skipped unread", async () => {
     const metadata = await parquetMetadataAsync(await asyncBufferFromFile(overtureSample()));
     // The sample's single row group spans the USA: a box in Europe is provably outside it.
     expect(rowGroupOutside(metadata, 0, { minLng: 5, minLat: 45, maxLng: 10, maxLat: 48 })).toBe(true);
