@@ -16,7 +16,7 @@ import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { intFlag } from "../flags.js";
 import { readAll } from "../io.js";
-import { printJson, printRecord, printRows } from "../output.js";
+import { printJson, printRecord, printRows, timeCell } from "../output.js";
 import { example, withJson } from "./shared.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
@@ -80,7 +80,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       { header: "TYPE", value: (c) => c.type },
       { header: "STATUS", value: (c) => c.status },
       { header: "SUBJECT", value: (c) => c.subject },
-      { header: "UPDATED", value: (c) => c.updatedAt },
+      { header: "UPDATED", value: (c) => timeCell(ctx.io, ctx.clock.now(), c.updatedAt) },
     ]);
     if (result.totalPages > 1) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} campaigns); next: --page ${result.page + 1}`);
   });
@@ -259,7 +259,7 @@ function printExecutions(ctx: CommandContext, rows: readonly CampaignExecution[]
     { header: "STEP", value: (e) => e.step },
     { header: "STATUS", value: (e) => (e.unconfirmed ? `${e.status} (unconfirmed)` : e.status) },
     { header: "ATTEMPTS", value: (e) => e.attempts },
-    { header: "WHEN", value: (e) => e.sentAt ?? e.nextAttemptAt ?? e.updatedAt },
+    { header: "WHEN", value: (e) => timeCell(ctx.io, ctx.clock.now(), e.sentAt ?? e.nextAttemptAt ?? e.updatedAt) },
     { header: "ERROR", value: (e) => e.error ?? "" },
   ]);
 }
