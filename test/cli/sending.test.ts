@@ -78,12 +78,18 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
     expect(JSON.parse(json.stdout)).toMatchObject({ claimed: 0, sent: 0, waiting: 0 });
   });
 
-  it("deliver without OUTREACH_SMTP_URL says how to set it", async () => {
+  it("deliver without OUTREACH_SMTP_URL or without OUTREACH_PUBLIC_URL: the same exit 2 and a message naming the variable", async () => {
     const setup = await sendingSetup();
-    const env = cliEnv();
-    const result = await runCli(["deliver", "--data-dir", setup.instance.dataDir], { env, deps: { clock: setup.instance.clock, serverConfig: { smtp: undefined } } });
-    expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/OUTREACH_SMTP_URL is not set/);
+    const noRelay = await runCli(["deliver", "--data-dir", setup.instance.dataDir], { env: cliEnv(), deps: { clock: setup.instance.clock, serverConfig: { smtp: undefined } } });
+    expect(noRelay.code).toBe(2);
+    expect(noRelay.stderr).toMatch(/^error: OUTREACH_SMTP_URL must be set to deliver: /m);
+    // The relay set in the environment, the public URL not: the configuration refuses it the same way.
+    const noPublicUrl = await runCli(["deliver", "--data-dir", setup.instance.dataDir], {
+      env: cliEnv({ OUTREACH_SMTP_URL: "smtp://127.0.0.1:2525" }),
+      deps: { clock: setup.instance.clock },
+    });
+    expect(noPublicUrl.code).toBe(2);
+    expect(noPublicUrl.stderr).toMatch(/^error: OUTREACH_PUBLIC_URL must be set to deliver: /m);
   });
 
   it("a master-key rotation keeps links already mailed working and the suppression list effective", async () => {
