@@ -43,6 +43,8 @@ export class CommandContext {
   talksHttp?: boolean;
   private instances: Instance[] = [];
   private clientPromise?: Promise<ApiClient>;
+  /** The data directory the API client works on in local mode. */
+  private localInstance?: Instance;
 
   constructor(
     readonly io: CliIO,
@@ -142,6 +144,7 @@ export class CommandContext {
     // The caller owns the data directory: no rate limit between it and itself
     // (docs/cli.md, "Local or remote"). A server's limit is for its many callers.
     const instance = this.openInstance(mode.dataDir, { rateLimitPerMinute: 0 });
+    this.localInstance = instance;
     const firstUse = instance.services.identity.users.count() === 0;
     const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
     if (sampleOnFirstUse && firstUse && instance.services.placesImport.isEmpty()) {
@@ -151,6 +154,19 @@ export class CommandContext {
     }
     const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
+  }
+
+  /**
+   * What becomes of messages just queued, as far as this CLI can know: on a local data
+   * directory, whether a relay is configured (without one nothing is ever sent); a server
+   * delivers through its own relay, which the CLI cannot see.
+   */
+  queuedMessagesFate(): string {
+    if (!this.localInstance) return "the server delivers them through its relay";
+    if (!this.localInstance.services.deps.config.smtp) {
+      return "nothing is sent until a relay is configured: set OUTREACH_SMTP_URL (and OUTREACH_PUBLIC_URL), then run `outreach serve` or `outreach deliver`";
+    }
+    return "`outreach serve` (running on this data directory) or `outreach deliver` sends them";
   }
 
   /** Against a server, a 429 is waited out (Retry-After) and the request sent again, saying so on stderr. */

@@ -51,7 +51,8 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
 
     const launched = await cli(["campaigns", "launch", campaign.id, "--tags", "dentist"]);
     expect(launched.code).toBe(0);
-    expect(launched.stderr).toMatch(/launched: 1 message\(s\) queued, sending/);
+    // The relay is configured: serve or deliver sends them (nothing claims they are being sent).
+    expect(launched.stderr).toMatch(/launched: 1 message\(s\) queued; `outreach serve` \(running on this data directory\) or `outreach deliver` sends them/);
     const again = await cli(["campaigns", "launch", campaign.id]);
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/launched once/);
@@ -76,6 +77,24 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
     // Nothing due: a second run sends nothing.
     const json = await cli(["deliver", "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject({ claimed: 0, sent: 0, waiting: 0 });
+  });
+
+  it("launch without a relay says that nothing is sent until one is configured", async () => {
+    const setup = await sendingSetup();
+    setup.addContact("bea@clinic-one.test", { name: "Bea" });
+    const env = cliEnv();
+    const deps = { clock: setup.instance.clock, serverConfig: { ...setup.instance.services.deps.config, smtp: undefined } };
+    const cli = (argv: string[]) => runCli(["--data-dir", setup.instance.dataDir, "--token", setup.instance.token, ...argv], { env, deps });
+    const bodyFile = join(tempDir(), "body.md");
+    writeFileSync(bodyFile, "Hi {{ contact.name }}");
+    const created = await cli(["campaigns", "create", "--type", "one-time", "--name", "Opening", "--subject", "News", "--body-file", bodyFile, "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const launched = await cli(["campaigns", "launch", JSON.parse(created.stdout).campaign.id]);
+    expect(launched.code, launched.stderr).toBe(0);
+    expect(launched.stderr).toMatch(
+      /launched: 1 message\(s\) queued; nothing is sent until a relay is configured: set OUTREACH_SMTP_URL \(and OUTREACH_PUBLIC_URL\), then run `outreach serve` or `outreach deliver`/,
+    );
+    expect(launched.stderr).not.toMatch(/sending/);
   });
 
   it("deliver without OUTREACH_SMTP_URL or without OUTREACH_PUBLIC_URL: the same exit 2 and a message naming the variable", async () => {

@@ -124,7 +124,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     create,
     'outreach campaigns create --name "Welcome" --subject "Welcome to Acme"',
     'outreach campaigns create --type one-time --name "November news" --subject "News" --scheduled-at 2026-12-01T09:00:00Z',
-    'outreach campaigns create --type one-time --name "Hello" --subject "Hello {{ contact.name }}" --body-file hello.md --sending-domain sd_4Rt8…',
+    'outreach campaigns create --type one-time --name "Hello" --subject "Hello {{ contact.name }}" --body-file hello.md --sending-domain dom_4Rt8…',
   );
 
   const edit = withJson(
@@ -166,7 +166,8 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       body: { ...(tags ? { tags } : {}), ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}) },
     });
     if (options.json) return printJson(ctx.io, result);
-    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} launched: ${result.queued} message(s) queued, ${result.campaign.status}`);
+    const when = result.campaign.status === "scheduled" && result.campaign.scheduledAt ? ` for ${result.campaign.scheduledAt}` : "";
+    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} launched: ${result.queued} message(s) queued${when}; ${ctx.queuedMessagesFate()}`);
   });
   example(launch, "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp --tags dentist,zurich --scheduled-at 2026-12-01T09:00:00Z");
 
