@@ -9,6 +9,7 @@ import type { ServerConfig } from "../services/config.js";
 import type { DkimKeyGenerator } from "../services/dkim-keys.js";
 import { databasePath, openInstance, resolveDataDir, type Instance } from "../services/instance.js";
 import { loadConfig, updateConfig } from "./config.js";
+import { checkDataDir } from "./data-dir-check.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import type { CliIO } from "./io.js";
 import { paint, useColor } from "./output.js";
@@ -117,6 +118,9 @@ export class CommandContext {
 
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
   openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
+    const named = dataDir !== this.dataDir() ? undefined : this.globals.dataDir ? "--data-dir" : this.env.OUTREACH_DATA_DIR ? "OUTREACH_DATA_DIR" : undefined;
+    const warning = checkDataDir(dataDir, named);
+    if (warning) this.warn(warning);
     const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;
