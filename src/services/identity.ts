@@ -193,19 +193,32 @@ export class IdentityService {
 
   /**
    * Remove a user, their memberships and tokens. Refused (409) while they are the only
-   * owner of a workspace: it would be left with nobody who may manage it.
+   * owner of a workspace others are in: it would be left with nobody who may manage it;
+   * and while they are the only member of one: it would be left with no one at all, unless
+   * `withWorkspaces` removes those workspaces (and what they hold) too. All or nothing.
    */
-  removeUser(email: string): UserRow {
+  removeUser(email: string, options: { withWorkspaces?: boolean } = {}): { user: UserRow; removedWorkspaces: string[] } {
     return this.db
       .transaction(() => {
         const user = this.requireUserByEmail(email);
+        const alone: TeamRow[] = [];
         for (const team of this.teams.forUser(user.id)) {
-          if (team.role === "owner" && this.owners(team.id) === 1 && this.teams.members(team.id).length > 1) {
+          const members = this.teams.members(team.id).length;
+          if (members === 1) alone.push(team);
+          else if (team.role === "owner" && this.owners(team.id) === 1) {
             throw conflict(`${user.email} is the only owner of workspace ${team.slug}: make another member owner first (\`outreach admin members add --team ${team.slug} --email … --role owner\`)`);
           }
         }
+        if (alone.length && !options.withWorkspaces) {
+          const slugs = alone.map((t) => t.slug).join(", ");
+          throw conflict(
+            `${user.email} is the only member of workspace ${slugs}: removing them would leave it with no one. ` +
+              `Add another owner first (\`outreach admin members add --team ${alone[0]!.slug} --email … --role owner\`), or remove the workspace and all it holds too (--with-workspaces)`,
+          );
+        }
+        for (const team of alone) this.teams.delete(team.id);
         this.users.delete(user.id);
-        return user;
+        return { user, removedWorkspaces: alone.map((t) => t.slug) };
       })
       .immediate();
   }
