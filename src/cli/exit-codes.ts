@@ -1,7 +1,6 @@
 import { ApiError } from "../client/api-client.js";
 import { TransportError } from "../client/transports.js";
 import { isAppError } from "../core/errors.js";
-import { ConfigError } from "../services/config.js";
 
 /** Exit codes (docs/cli.md, "Exit codes"). Scripts rely on these numbers. */
 export const EXIT = {
@@ -57,8 +56,9 @@ export function exitCodeForApiError(err: { status: number; code?: string }): num
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
   if (err instanceof UsageError) return EXIT.usage;
-  // A server setting that is missing or malformed (OUTREACH_SMTP_URL, OUTREACH_PUBLIC_URL, …): the operator's to fix, like a flag.
-  if (err instanceof ConfigError) return EXIT.usage;
+  // A server setting that is missing or malformed (OUTREACH_SMTP_URL, OUTREACH_PUBLIC_URL, …): the
+  // operator's to fix, like a flag. By name: only the operator commands may import services/config.ts.
+  if (err instanceof Error && err.name === "ConfigError") return EXIT.usage;
   if (err instanceof ApiError) return exitCodeForApiError(err);
   // Admin commands call services directly: their errors carry the same statuses.
   if (isAppError(err)) return exitCodeForApiError(err);
