@@ -120,7 +120,8 @@ export class CommandContext {
   openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
     const named = dataDir !== this.dataDir() ? undefined : this.globals.dataDir ? "--data-dir" : this.env.OUTREACH_DATA_DIR ? "OUTREACH_DATA_DIR" : undefined;
     const warning = checkDataDir(dataDir, named);
-    if (warning) this.warn(warning);
+    // `init` is asked to create one, and its summary names the path.
+    if (warning && this.command?.name() !== "init") this.warn(warning);
     const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;

@@ -39,6 +39,11 @@ describe("the data directory a user names", () => {
     const viaEnv = await runCli(["admin", "users", "list"], { env: cliEnv({ OUTREACH_DATA_DIR: join(tempDir(), "new") }) });
     expect(viaEnv.code).toBe(0);
     expect(viaEnv.stderr).toMatch(/^! creating a new data directory at .*new \(OUTREACH_DATA_DIR names no existing one/m);
+    // `init` is asked to make one: its own summary names the path.
+    const init = await runCli(["--data-dir", join(tempDir(), "fresh"), "init", "--name", "Ada", "--email", "ada@example.com", "--team", "Acme"], { env });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).not.toMatch(/creating a new data directory/);
+    expect(init.stderr).toMatch(/^Initialised .*fresh: Ada/m);
   });
 
   it("the default data directory is initialised on first use with the usual note, not the warning", async () => {
