@@ -167,7 +167,7 @@ export class CommandContext {
    * delivers through its own relay, which the CLI cannot see.
    */
   queuedMessagesFate(): string {
-    if (!this.localInstance) return "the server delivers them through its relay";
+    if (!this.localInstance) return "the server sends them through its relay once one is configured there (OUTREACH_SMTP_URL)";
     if (!this.localInstance.services.deps.config.smtp) {
       return "nothing is sent until a relay is configured: set OUTREACH_SMTP_URL (and OUTREACH_PUBLIC_URL), then run `outreach serve` or `outreach deliver`";
     }

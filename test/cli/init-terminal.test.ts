@@ -15,7 +15,7 @@ describe("interactive `outreach init` in a real 80×40 terminal (tmux)", () => {
   it("shows every question when it is asked, asks again after a bad email, and initialises the data directory", async () => {
     const env = cliEnv();
     const dataDir = join(tempDir(), "data");
-    terminal = new TmuxTerminal(["node", await builtBin(), "--data-dir", dataDir, "init"], { columns: 80, rows: 40, env });
+    terminal = new TmuxTerminal([process.execPath, await builtBin(), "--data-dir", dataDir, "init"], { columns: 80, rows: 40, env });
 
     await terminal.waitFor(asking("Your name"));
     terminal.type("Ada Lovelace", "Enter");
