@@ -72,11 +72,12 @@ export function columnKind(values: readonly string[]): ColumnKind {
 /**
  * Content widths that fit `available` characters: while too wide, the widest column that may
  * still give way loses one character (its cells are then cut with "…"), never below
- * MIN_COLUMN or its header's width (nor its natural width, if less). Ids never give way: a table that cannot fit
- * without cutting one is left wider than the terminal (which wraps it), as the GitHub CLI
- * does. Free text gives way first; when the data (emails, URLs) fits whole beside free text
- * at its floor, only free text gives way. When data must be cut anyway, free text keeps
- * READABLE_TEXT characters until the data is at its floor, so neither becomes unreadable.
+ * MIN_COLUMN or its header's width (nor its natural width, if less). Ids never give way: a
+ * table that cannot fit without cutting one is left wider than the terminal (which wraps
+ * it), as the GitHub CLI does. Free text gives way first; when the data (emails, URLs) fits
+ * whole beside free text at its floor, only free text gives way. When data must be cut
+ * anyway, free text keeps READABLE_TEXT characters until the data is at its floor, so
+ * neither becomes unreadable.
  */
 export function fitColumnWidths(
   natural: readonly number[],
@@ -85,7 +86,7 @@ export function fitColumnWidths(
   headers: readonly number[] = natural.map(() => 0),
 ): number[] {
   const widths = [...natural];
-  // A header stays whole where it can (a column is as wide as its header, up to MIN_COLUMN's cut otherwise).
+  // A header stays whole where it can: a column's floor is its header's width if that is more.
   const floor = (i: number, limit = MIN_COLUMN) => Math.min(natural[i]!, Math.max(limit, headers[i]!));
   let total = widths.reduce((a, b) => a + b, 0);
   const textAtFloor = natural.reduce((sum, w, i) => sum + (kinds[i] === "text" ? floor(i) : w), 0);
