@@ -6,6 +6,7 @@ import { LocalTransport, RemoteTransport } from "../client/transports.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { createApp } from "../server/app.js";
 import type { ServerConfig } from "../services/config.js";
+import { dataDirState } from "../services/data-dir-state.js";
 import type { DkimKeyGenerator } from "../services/dkim-keys.js";
 import { databasePath, openInstance, resolveDataDir, type Instance } from "../services/instance.js";
 import { loadConfig, updateConfig } from "./config.js";
@@ -43,6 +44,8 @@ export class CommandContext {
   talksHttp?: boolean;
   private instances: Instance[] = [];
   private clientPromise?: Promise<ApiClient>;
+  /** The data directory the API client works on in local mode. */
+  private localInstance?: Instance;
 
   constructor(
     readonly io: CliIO,
@@ -115,6 +118,10 @@ export class CommandContext {
 
   /** Open the data directory's store directly (init, admin, local transport). Closed by `close()`. */
   openInstance(dataDir = this.dataDir(), config: Partial<ServerConfig> = {}): Instance {
+    const named = dataDir !== this.dataDir() ? undefined : this.globals.dataDir ? "--data-dir" : this.env.OUTREACH_DATA_DIR ? "OUTREACH_DATA_DIR" : undefined;
+    const warning = checkDataDir(dataDir, named);
+    // `init` is asked to create one, and its summary names the path.
+    if (warning && this.command?.name() !== "init") this.warn(warning);
     const instance = openInstance({ dataDir, env: this.env, clock: this.deps.clock, config: { ...this.deps.serverConfig, ...config }, dkimKeys: this.deps.dkimKeys });
     this.instances.push(instance);
     return instance;
@@ -142,6 +149,7 @@ export class CommandContext {
     // The caller owns the data directory: no rate limit between it and itself
     // (docs/cli.md, "Local or remote"). A server's limit is for its many callers.
     const instance = this.openInstance(mode.dataDir, { rateLimitPerMinute: 0 });
+    this.localInstance = instance;
     const firstUse = instance.services.identity.users.count() === 0;
     const token = this.globals.token ?? this.env.OUTREACH_TOKEN ?? this.localToken(instance);
     if (sampleOnFirstUse && firstUse && instance.services.placesImport.isEmpty()) {
@@ -151,6 +159,19 @@ export class CommandContext {
     }
     const app = createApp(instance.services, { log: (line) => this.io.stderr.write(line + "\n") });
     return new ApiClient(new LocalTransport(mode.dataDir, app.fetch), token);
+  }
+
+  /**
+   * What becomes of messages just queued, as far as this CLI can know: on a local data
+   * directory, whether a relay is configured (without one nothing is ever sent); a server
+   * delivers through its own relay, which the CLI cannot see.
+   */
+  queuedMessagesFate(): string {
+    if (!this.localInstance) return "the server sends them through its relay once one is configured there (OUTREACH_SMTP_URL)";
+    if (!this.localInstance.services.deps.config.smtp) {
+      return "nothing is sent until a relay is configured: set OUTREACH_SMTP_URL (and OUTREACH_PUBLIC_URL), then run `outreach serve` or `outreach deliver`";
+    }
+    return "`outreach serve` (running on this data directory) or `outreach deliver` sends them";
   }
 
   /** Against a server, a 429 is waited out (Retry-After) and the request sent again, saying so on stderr. */
@@ -235,5 +256,42 @@ function safeUserName(env: NodeJS.ProcessEnv): string {
     return env.USER || userInfo().username || "Local user";
   } catch {
     return "Local user";
+  }
+}
+
+/**
+ * Before a data directory is opened (and so created): a path that cannot be one, or a
+ * folder of other files, is refused with one line (exit 2) instead of a raw EEXIST or a
+ * database written among someone's documents; a new one made where the user named a path
+ * (`--data-dir`, `OUTREACH_DATA_DIR`) is announced loudly, since a typo in that path
+ * otherwise starts an empty data directory without a word. decisions.md: the CLI
+ * initialises a data directory with defaults on first use and says so on stderr.
+ *
+ * `named`: the flag or variable that named it, undefined for the default directory.
+ * Returns the warning to print, if any (a command that then initialises it with defaults
+ * adds how to choose its owner: `outreach init`).
+ */
+function checkDataDir(dir: string, named: "--data-dir" | "OUTREACH_DATA_DIR" | undefined): string | undefined {
+  const what = named ? `${named} ${dir}` : `the data directory ${dir}`;
+  const state = dataDirState(dir);
+  switch (state.kind) {
+    case "data":
+      return undefined;
+    case "file":
+      throw new CliError(
+        state.blocker === dir
+          ? `${what} is a file, not a directory: name a directory (a new one is created if it does not exist)`
+          : `${what} cannot be created: ${state.blocker} is a file, not a directory`,
+        EXIT.usage,
+      );
+    case "foreign":
+      throw new CliError(
+        `${what} is not an outreach data directory (it holds other files and no outreach.db): name the data directory you use, or a new or empty one`,
+        EXIT.usage,
+      );
+    case "missing":
+    case "empty":
+      if (!named) return undefined;
+      return `creating a new data directory at ${dir} (${named} names no existing one; if you meant another, check the path)`;
   }
 }

@@ -1,6 +1,6 @@
 import type { CampaignExecution } from "../core/schemas/campaign.js";
 import type { CommandContext } from "./context.js";
-import { printRows } from "./output.js";
+import { printRows, timeCell } from "./output.js";
 
 /** A table of executions (`campaigns executions`, `trigger`, `unconfirmed`). */
 export function printExecutions(ctx: CommandContext, rows: readonly CampaignExecution[]): void {
@@ -10,7 +10,7 @@ export function printExecutions(ctx: CommandContext, rows: readonly CampaignExec
     { header: "STEP", value: (e) => e.step },
     { header: "STATUS", value: (e) => (e.unconfirmed ? `${e.status} (unconfirmed)` : e.status) },
     { header: "ATTEMPTS", value: (e) => e.attempts },
-    { header: "WHEN", value: (e) => e.sentAt ?? e.nextAttemptAt ?? e.updatedAt },
+    { header: "WHEN", value: (e) => timeCell(ctx.io, ctx.clock.now(), e.sentAt ?? e.nextAttemptAt ?? e.updatedAt) },
     { header: "ERROR", value: (e) => e.error ?? "" },
   ]);
 }

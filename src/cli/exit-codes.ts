@@ -56,6 +56,9 @@ export function exitCodeForApiError(err: { status: number; code?: string }): num
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
   if (err instanceof UsageError) return EXIT.usage;
+  // A server setting that is missing or malformed (OUTREACH_SMTP_URL, OUTREACH_PUBLIC_URL, …): the
+  // operator's to fix, like a flag. By name: only the operator commands may import services/config.ts.
+  if (err instanceof Error && err.name === "ConfigError") return EXIT.usage;
   if (err instanceof ApiError) return exitCodeForApiError(err);
   // Admin commands call services directly: their errors carry the same statuses.
   if (isAppError(err)) return exitCodeForApiError(err);

@@ -16,9 +16,21 @@ export function apiFields(command: Command, fieldToFlag: Record<string, string>)
   return command;
 }
 
+/**
+ * API fields set by a flag of another name wherever that flag is: a command with the flag
+ * gets the mapping without declaring it (`--body-file` sends `bodyMarkdown`, `--source`
+ * sends `sources`).
+ */
+const FIELD_OF_FLAG: Record<string, string> = { "--body-file": "bodyMarkdown", "--source": "sources" };
+
 function fieldFlags(command: Command): Map<string, string> {
   const map = new Map<string, string>();
-  for (const option of command.options) if (option.long) map.set(option.attributeName(), option.long);
+  for (const option of command.options) {
+    if (!option.long) continue;
+    map.set(option.attributeName(), option.long);
+    const field = FIELD_OF_FLAG[option.long];
+    if (field) map.set(field, option.long);
+  }
   for (const [field, flag] of Object.entries(declared.get(command) ?? {})) map.set(field, flag);
   return map;
 }

@@ -54,6 +54,15 @@ export function mutuallyExclusive(flags: Record<string, unknown>, message?: stri
   if (given.length > 1) throw new UsageError(message ?? `use only one of ${Object.keys(flags).join(", ")} (got ${given.join(" and ")})`);
 }
 
+/**
+ * How many pages to fetch: `--pages N` (≥ 1), every page with `--all`, else one. Both given
+ * contradict each other (`--pages 2 --all` was taken as --all without a word): exit 2 naming both.
+ */
+export function pagesFlag(pages: string | undefined, all: boolean | undefined): number {
+  mutuallyExclusive({ "--pages": pages, "--all": all }, `--pages ${pages} contradicts --all (which fetches every page): give one of them`);
+  return all ? Number.POSITIVE_INFINITY : (intFlag("--pages", pages, { min: 1 }) ?? 1);
+}
+
 /** Flags a command cannot do without although commander treats them as optional (their absence is checked late, or together). */
 export function requireFlags(values: Record<string, unknown>, names: Record<string, string>): void {
   const missing = Object.entries(names)

@@ -51,22 +51,29 @@ export function processIO(controller?: AbortController): CliIO {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    columns: process.stdout.columns,
+    columns: process.stdout.columns ?? process.stderr.columns,
     signal: controller?.signal,
   };
 }
 
 /**
- * Where a prompt (@inquirer/prompts) reads and writes: the injected stdin, and stderr
+ * Where ONE prompt (@inquirer/prompts) reads and writes: the injected stdin, and stderr
  * (never stdout, which is for data), so prompts run in-process under test like the rest.
+ * Make a new one for every prompt: a prompt ends its output stream when it is answered,
+ * and a second prompt on an ended stream draws nothing (the questions after the first
+ * were typed blind). The stream says it is a terminal of the terminal's width, so the
+ * prompt wraps and redraws its lines as the terminal shows them.
  */
 export function promptContext(io: CliIO): { input: Readable; output: NodeJS.WritableStream; signal?: AbortSignal } {
-  const output = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      io.stderr.write(chunk.toString());
-      done();
-    },
-  });
+  const output = Object.assign(
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        io.stderr.write(chunk.toString());
+        done();
+      },
+    }),
+    { isTTY: io.stderrIsTTY, columns: io.columns ?? 80 },
+  );
   return { input: io.stdin, output, signal: io.signal };
 }
 

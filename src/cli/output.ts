@@ -1,9 +1,19 @@
-import Table from "cli-table3";
 import type { CliIO } from "./io.js";
+
+/**
+ * What a column holds, which decides how it gives way when the table is wider than the
+ * terminal (the GitHub CLI's rule: what people copy stays whole):
+ * - `id`: never cut (`ct_ThCl0fFq…` cannot be copied);
+ * - `data`: emails, URLs, phone numbers: cut only when the free text is already as short as it goes;
+ * - `text`: names, descriptions, statuses: the widest is shortened first.
+ * Left out, it is read from the values (see `columnKind`).
+ */
+export type ColumnKind = "id" | "data" | "text";
 
 export interface Column<T> {
   header: string;
   value(row: T): string | number | boolean | null | undefined;
+  kind?: ColumnKind;
 }
 
 /** Colour only on a terminal and never with NO_COLOR (https://no-color.org). */
@@ -30,6 +40,10 @@ function tsvCell(value: string | number | boolean | null | undefined): string {
 const DEFAULT_COLUMNS = 80;
 /** A column is not squeezed below this (its header or its values, if shorter). */
 const MIN_COLUMN = 6;
+/** Free text keeps this much while data is cut (when data must be cut at all). */
+const READABLE_TEXT = 16;
+/** Spaces between two columns. */
+const GAP = "  ";
 
 /** Display width of a cell's text: one a code point (a good approximation for the names and URLs shown here). */
 function displayWidth(text: string): number {
@@ -41,50 +55,86 @@ function oneLine(value: string | number | boolean | null | undefined): string {
   return cell(value).replace(/[\t\r\n]+/g, " ");
 }
 
+/** Our ids (`ct_…`, `dom_…`, key and token prefixes) and place ids (`osm:node:123`). */
+const ID = /^(?:[a-z]+_[0-9A-Za-z_]{6,}|[a-z]+:[a-z]+:[0-9A-Za-z_-]+)$/;
+/** Emails, URLs, host names and phone numbers: what people copy out of a table. */
+const DATA = /^(?:[^\s@]+@[^\s@]+|[a-z][a-z0-9+.-]*:\/\/\S+|(?:[a-z0-9-]+\.)+[a-z]{2,}\S*|\+?[0-9][0-9 ().\/-]{5,})$/i;
+
+/** A column's kind from its values when the command did not say: ids if every value is one, data likewise, else text. */
+export function columnKind(values: readonly string[]): ColumnKind {
+  const present = values.filter((v) => v !== "");
+  if (present.length === 0) return "text";
+  if (present.every((v) => ID.test(v))) return "id";
+  if (present.every((v) => DATA.test(v))) return "data";
+  return "text";
+}
+
 /**
- * Content widths that fit `available` characters of content: while too wide, the widest
- * column gives up one character (its cells are then cut with "…"), never below MIN_COLUMN.
+ * Content widths that fit `available` characters: while too wide, the widest column that may
+ * still give way loses one character (its cells are then cut with "…"), never below
+ * MIN_COLUMN or its header's width (nor its natural width, if less). Ids never give way: a
+ * table that cannot fit without cutting one is left wider than the terminal (which wraps
+ * it), as the GitHub CLI does. Free text gives way first; when the data (emails, URLs) fits
+ * whole beside free text at its floor, only free text gives way. When data must be cut
+ * anyway, free text keeps READABLE_TEXT characters until the data is at its floor, so
+ * neither becomes unreadable.
  */
-export function fitColumnWidths(natural: readonly number[], available: number): number[] {
+export function fitColumnWidths(
+  natural: readonly number[],
+  available: number,
+  kinds: readonly ColumnKind[] = natural.map(() => "text"),
+  headers: readonly number[] = natural.map(() => 0),
+): number[] {
   const widths = [...natural];
-  const floor = natural.map((w) => Math.min(w, MIN_COLUMN));
+  // A header stays whole where it can: a column's floor is its header's width if that is more.
+  const floor = (i: number, limit = MIN_COLUMN) => Math.min(natural[i]!, Math.max(limit, headers[i]!));
   let total = widths.reduce((a, b) => a + b, 0);
-  while (total > available) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    if (widest < 0) break;
-    widths[widest]!--;
-    total--;
+  const textAtFloor = natural.reduce((sum, w, i) => sum + (kinds[i] === "text" ? floor(i) : w), 0);
+  const phases: Array<[ColumnKind, number]> =
+    textAtFloor <= available ? [["text", MIN_COLUMN]] : [["text", READABLE_TEXT], ["data", MIN_COLUMN], ["text", MIN_COLUMN]];
+  for (const [kind, limit] of phases) {
+    while (total > available) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++) {
+        if (kinds[i] === kind && widths[i]! > floor(i, limit) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      }
+      if (widest < 0) break;
+      widths[widest]!--;
+      total--;
+    }
   }
   return widths;
 }
 
+/** `text` in `width` characters: cut with "…" when longer, padded with spaces when shorter. */
+function fitCell(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length > width) return chars.slice(0, Math.max(0, width - 1)).join("") + "…";
+  return text + " ".repeat(width - chars.length);
+}
+
 /**
  * GitHub CLI style: a table on a terminal, tab-separated rows (no header) when piped,
- * so `cut -f2` works. JSON is a separate, explicit choice (`--json`). The table fits the
- * terminal's width: one line per row, no rules between rows, long cells cut with "…".
+ * so `cut -f2` works. JSON is a separate, explicit choice (`--json`). On a terminal: a
+ * header and one line per row, columns apart by two spaces, no borders; when the table is
+ * wider than the terminal, the widest free text is cut with "…" first and ids never
+ * (fitColumnWidths).
  */
 export function printRows<T>(io: CliIO, env: NodeJS.ProcessEnv, rows: readonly T[], columns: readonly Column<T>[]): void {
   if (!io.stdoutIsTTY) {
     for (const row of rows) io.stdout.write(columns.map((c) => tsvCell(c.value(row))).join("\t") + "\n");
     return;
   }
-  const color = useColor({ ...io, stderrIsTTY: io.stdoutIsTTY }, env);
+  const style = paint(useColor({ ...io, stderrIsTTY: io.stdoutIsTTY }, env));
   const cells = rows.map((row) => columns.map((c) => oneLine(c.value(row))));
-  const natural = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
-  // Each column has a space of padding on both sides and a border after it, plus the first border.
-  const available = (io.columns ?? DEFAULT_COLUMNS) - (3 * columns.length + 1);
-  const widths = fitColumnWidths(natural, available);
-  const table = new Table({
-    head: columns.map((c) => c.header),
-    colWidths: widths.map((w) => w + 2),
-    wordWrap: false,
-    truncate: "…",
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-    style: { head: color ? ["cyan"] : [], border: color ? ["grey"] : [] },
-  });
-  for (const row of cells) table.push(row);
-  io.stdout.write(table.toString() + "\n");
+  const headers = columns.map((c) => displayWidth(c.header));
+  const natural = columns.map((_, i) => Math.max(headers[i]!, ...cells.map((r) => displayWidth(r[i]!))));
+  const kinds = columns.map((c, i) => c.kind ?? columnKind(cells.map((r) => r[i]!)));
+  const available = (io.columns ?? DEFAULT_COLUMNS) - GAP.length * (columns.length - 1);
+  const widths = fitColumnWidths(natural, available, kinds, headers);
+  const line = (texts: readonly string[]) => texts.map((text, i) => fitCell(text, widths[i]!)).join(GAP).trimEnd();
+  io.stdout.write(style.bold(line(columns.map((c) => c.header))) + "\n");
+  for (const row of cells) io.stdout.write(line(row) + "\n");
 }
 
 /** `key: value` lines on a terminal, tab-separated pairs when piped. */
@@ -109,13 +159,14 @@ const UNITS: Array<[string, number]> = [
   ["minute", 60_000],
 ];
 
-/** "3 hours ago", "in 5 days", "just now": the largest whole unit, as a person says it. */
+/** "3 hours ago", "in 5 days", "yesterday", "just now": the largest whole unit, as a person says it. */
 export function relativeTime(iso: string, now: Date): string {
   const delta = new Date(iso).getTime() - now.getTime();
   const size = Math.abs(delta);
   for (const [unit, ms] of UNITS) {
     if (size >= ms) {
       const n = Math.floor(size / ms);
+      if (unit === "day" && n === 1) return delta < 0 ? "yesterday" : "tomorrow";
       const text = `${n} ${unit}${n === 1 ? "" : "s"}`;
       return delta < 0 ? `${text} ago` : `in ${text}`;
     }

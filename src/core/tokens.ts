@@ -37,7 +37,13 @@ export function hashToken(raw: string): string {
 export function issueToken(kind: TokenKind): IssuedToken {
   const random = randomBase62(RANDOM_LENGTH);
   const raw = PREFIX[kind] + random + checksum(kind, random);
-  return { raw, hash: hashToken(raw), displayPrefix: raw.slice(0, PREFIX[kind].length + 4) };
+  return { raw, hash: hashToken(raw), displayPrefix: displayPrefix(raw) };
+}
+
+/** The non-secret start of a token as lists show it (`otr_pat_Ab12`): its kind prefix and 4 characters. */
+export function displayPrefix(raw: string): string {
+  const kindPrefix = Object.values(PREFIX).find((p) => raw.startsWith(p)) ?? "";
+  return raw.slice(0, kindPrefix.length + 4);
 }
 
 /** The token's kind when its shape and checksum are right, otherwise null (no lookup needed). */

@@ -81,9 +81,14 @@ export interface ServerConfig {
  */
 export type SmtpSettings = Pick<RelaySettings, "host" | "port" | "secure" | "user" | "pass" | "connections">;
 
+/** A server setting (an environment variable) that is missing or malformed: the CLI exits 2 and the message names the variable. */
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
+
+/** What `deliver` says without a relay (the same style as the other missing settings: the variable, "must be set", why, an example). */
+export const MISSING_SMTP_URL =
+  "OUTREACH_SMTP_URL must be set to deliver: the SMTP relay messages go out through (e.g. smtp://user:pass@relay.example:587), with OUTREACH_PUBLIC_URL for the unsubscribe links";
 
 function list(value: string | undefined): string[] {
   return (value ?? "")
@@ -275,7 +280,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     sendPerRecipientDomainPerMinute: integer(env, "OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE", 5, 0, 1_000_000),
   };
   if (config.smtp && !config.publicUrl) {
-    throw new ConfigError("OUTREACH_PUBLIC_URL must be set with OUTREACH_SMTP_URL: every message's unsubscribe link points to it (e.g. https://outreach.example.com)");
+    throw new ConfigError("OUTREACH_PUBLIC_URL must be set to deliver: every message's unsubscribe link points to it (e.g. https://outreach.example.com)");
   }
   return config;
 }

@@ -1,7 +1,7 @@
-import { conflict } from "../core/errors.js";
 import { startBounceListener } from "../providers/smtp/bounce-listener.js";
 import { SmtpRelay, type Relay } from "../providers/smtp/relay.js";
 import type { PassResult } from "./delivery.js";
+import { ConfigError, MISSING_SMTP_URL } from "./config.js";
 import { createBounces, createDelivery, type Services } from "./index.js";
 
 /**
@@ -11,10 +11,13 @@ import { createBounces, createDelivery, type Services } from "./index.js";
  * providers nor the delivery's wiring.
  */
 
-/** The relay of OUTREACH_SMTP_URL, or a 409 saying how to set it. */
+/**
+ * The relay of OUTREACH_SMTP_URL, or a ConfigError naming the setting (exit 2, as when
+ * OUTREACH_PUBLIC_URL is missing: both are settings the operator has not made yet).
+ */
 export function relayFromConfig(services: Services): Relay {
   const smtp = services.deps.config.smtp;
-  if (!smtp) throw conflict("OUTREACH_SMTP_URL is not set: nothing can be delivered (smtp://user:pass@relay.example:587, with OUTREACH_PUBLIC_URL for the unsubscribe links)");
+  if (!smtp) throw new ConfigError(MISSING_SMTP_URL);
   return new SmtpRelay({ ...smtp, connections: smtp.connections });
 }
 

@@ -36,13 +36,25 @@ export function slugify(name: string): string {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** Why `email` (trimmed) is not acceptable for a user, or undefined when it is (also what `init`'s prompt says before asking again). */
+export function emailProblem(email: string): string | undefined {
+  const trimmed = email.trim();
+  if (!EMAIL.test(trimmed) || trimmed.length > 254) return `email ${JSON.stringify(trimmed)} is not a valid email address`;
+  return undefined;
+}
+
+/** Why a user's or a workspace's name (trimmed) is not acceptable, or undefined when it is. */
+export function nameProblem(name: string, what = "name"): string | undefined {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) return `${what} must be 1 to 200 characters long`;
+  return undefined;
+}
+
 /** A user's name and email, trimmed; 400 naming the one that is not acceptable. */
 function checkedPerson(input: { name: string; email: string }): { name: string; email: string } {
-  const name = input.name.trim();
-  const email = input.email.trim();
-  if (!name || name.length > 200) throw badRequest("name must be 1 to 200 characters long");
-  if (!EMAIL.test(email) || email.length > 254) throw badRequest(`email ${JSON.stringify(email)} is not a valid email address`);
-  return { name, email };
+  const problem = nameProblem(input.name) ?? emailProblem(input.email);
+  if (problem) throw badRequest(problem);
+  return { name: input.name.trim(), email: input.email.trim() };
 }
 
 /** What a data directory initialised on first use is given (and how `init` recognises one to adopt). */
@@ -105,7 +117,8 @@ export class IdentityService {
   /** A workspace with its owner; becomes the owner's active workspace if they had none. */
   createTeam(input: { name: string; ownerId: string; plan: string; isBetaTester?: boolean }): TeamRow {
     const name = input.name.trim();
-    if (!name || name.length > 200) throw badRequest("team name must be 1 to 200 characters long");
+    const problem = nameProblem(name, "team name");
+    if (problem) throw badRequest(problem);
     this.plans.assertKnown(input.plan);
     return this.db
       .transaction(() => {
@@ -180,19 +193,32 @@ export class IdentityService {
 
   /**
    * Remove a user, their memberships and tokens. Refused (409) while they are the only
-   * owner of a workspace: it would be left with nobody who may manage it.
+   * owner of a workspace others are in: it would be left with nobody who may manage it;
+   * and while they are the only member of one: it would be left with no one at all, unless
+   * `withWorkspaces` removes those workspaces (and what they hold) too. All or nothing.
    */
-  removeUser(email: string): UserRow {
+  removeUser(email: string, options: { withWorkspaces?: boolean } = {}): { user: UserRow; removedWorkspaces: string[] } {
     return this.db
       .transaction(() => {
         const user = this.requireUserByEmail(email);
+        const alone: TeamRow[] = [];
         for (const team of this.teams.forUser(user.id)) {
-          if (team.role === "owner" && this.owners(team.id) === 1 && this.teams.members(team.id).length > 1) {
+          const members = this.teams.members(team.id).length;
+          if (members === 1) alone.push(team);
+          else if (team.role === "owner" && this.owners(team.id) === 1) {
             throw conflict(`${user.email} is the only owner of workspace ${team.slug}: make another member owner first (\`outreach admin members add --team ${team.slug} --email … --role owner\`)`);
           }
         }
+        if (alone.length && !options.withWorkspaces) {
+          const slugs = alone.map((t) => t.slug).join(", ");
+          throw conflict(
+            `${user.email} is the only member of workspace ${slugs}: removing them would leave it with no one. ` +
+              `Add another owner first (\`outreach admin members add --team ${alone[0]!.slug} --email … --role owner\`), or remove the workspace and all it holds too (--with-workspaces)`,
+          );
+        }
+        for (const team of alone) this.teams.delete(team.id);
         this.users.delete(user.id);
-        return user;
+        return { user, removedWorkspaces: alone.map((t) => t.slug) };
       })
       .immediate();
   }
@@ -205,7 +231,8 @@ export class IdentityService {
   /** Rename a workspace; its slug follows the new name unless one is given (slugs stay unique). */
   renameTeam(input: { teamSlug: string; name: string; slug?: string }): TeamRow {
     const name = input.name.trim();
-    if (!name || name.length > 200) throw badRequest("team name must be 1 to 200 characters long");
+    const problem = nameProblem(name, "team name");
+    if (problem) throw badRequest(problem);
     return this.db
       .transaction(() => {
         const team = this.requireTeamBySlug(input.teamSlug);

@@ -72,6 +72,16 @@ export class TeamsRepo {
       .all(teamId) as Array<MembershipRow & { email: string; name: string }>;
   }
 
+  /**
+   * Delete a workspace and what it holds: its rows cascade from `teams` (memberships,
+   * contacts, campaigns, domains, keys, …); the delivery throttle's log has no foreign key
+   * (it outlives its executions), so its rows are deleted here.
+   */
+  delete(teamId: string): void {
+    this.db.prepare("DELETE FROM delivery_attempts WHERE team_id = ?").run(teamId);
+    this.db.prepare("DELETE FROM teams WHERE id = ?").run(teamId);
+  }
+
   removeMember(teamId: string, userId: string): void {
     this.db.prepare("DELETE FROM memberships WHERE team_id = ? AND user_id = ?").run(teamId, userId);
   }

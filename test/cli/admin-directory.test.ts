@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { openInstance } from "../../src/services/instance.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
 
@@ -47,19 +48,43 @@ describe("outreach admin: list and remove users, workspaces and members", () => 
     expect((await cli("admin", "members", "rm", "--team", "acme", "--email", "bob@example.com")).code).toBe(3);
   });
 
-  it("users rm removes the user and their tokens; the only owner of a shared workspace is refused", async () => {
+  it("users rm removes the user and their tokens; the only owner of a shared workspace, or its only member, is refused", async () => {
     const { cli, env, dataDir } = await directory();
     const token = (await cli("admin", "tokens", "create", "--email", "bob@example.com")).stdout.trim();
-    expect((await runCli(["--data-dir", dataDir, "--token", token, "whoami"], { env })).code).toBe(0);
-    // Bob owns bobco alone (no other member): removing him is allowed; Ada owns acme which Bob is in.
+    const asBob = (...argv: string[]) => runCli(["--data-dir", dataDir, "--token", token, ...argv], { env });
+    expect((await asBob("whoami")).code).toBe(0);
+    // What Bob's own workspace holds: a contact and a campaign.
+    expect((await asBob("teams", "switch", "bobco")).code).toBe(0);
+    expect((await asBob("contacts", "add", "--email", "client@example.org", "--name", "Client")).code).toBe(0);
+    expect((await asBob("campaigns", "create", "--name", "Hello", "--subject", "Hi")).code).toBe(0);
+    // Ada owns acme, which Bob is in.
     const ada = await cli("admin", "users", "rm", "--email", "ada@example.com");
     expect(ada.code).toBe(5);
     expect(ada.stderr).toMatch(/only owner of workspace acme/);
-    const bob = await cli("admin", "users", "rm", "--email", "bob@example.com", "--json");
-    expect(bob.code, bob.stderr).toBe(0);
-    expect(JSON.parse(bob.stdout).user.email).toBe("bob@example.com");
-    expect((await runCli(["--data-dir", dataDir, "--token", token, "whoami"], { env })).code).toBe(4);
+    // Bob is the only member of bobco: removing him would leave it with no one.
+    const bob = await cli("admin", "users", "rm", "--email", "bob@example.com");
+    expect(bob.code).toBe(5);
+    expect(bob.stderr).toMatch(/bob@example\.com is the only member of workspace bobco: removing them would leave it with no one\. .*--with-workspaces/);
+    expect((await asBob("whoami")).code).toBe(0);
+    expect((await asBob("contacts", "list")).stdout).toMatch(/client@example\.org/);
+
+    const removed = await cli("admin", "users", "rm", "--email", "bob@example.com", "--with-workspaces", "--json");
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ user: { email: "bob@example.com" }, removedWorkspaces: ["bobco"] });
+    expect((await asBob("whoami")).code).toBe(4);
     expect(JSON.parse((await cli("admin", "users", "list", "--json")).stdout).users).toHaveLength(1);
+    const teams = (await cli("admin", "teams", "list")).stdout.trim().split("\n").map((l) => l.split("\t")[0]);
+    expect(teams).toEqual(["acme"]);
+    expect(JSON.parse((await cli("admin", "members", "list", "--team", "acme", "--json")).stdout).members.map((m: { email: string }) => m.email)).toEqual(["ada@example.com"]);
+    // Nothing of bobco is left behind (acme never had a contact or a campaign).
+    const instance = openInstance({ dataDir, env });
+    try {
+      for (const table of ["contacts", "contact_email_ngrams", "campaigns"]) {
+        expect(instance.services.deps.db.prepare(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
+      }
+    } finally {
+      instance.close();
+    }
   });
 
   it("teams rename: the slug follows the name unless --slug is given; a taken slug is a conflict", async () => {

@@ -1,5 +1,8 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliEnv, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { startTestServer } from "../helpers/server.js";
 
@@ -22,6 +25,22 @@ describe("CLI errors speak the flags the user typed", () => {
 
     const email = await runCli(["contacts", "add", "--email", "nope", "--name", "N"], { env });
     expect(email.stderr).toMatch(/^error: --email must be a valid email address/m);
+  });
+
+  it("a body read from --body-file and the sources of --source are named by their flags", async () => {
+    const env = cliEnv();
+    const dir = tempDir();
+    const body = join(dir, "body.md");
+    writeFileSync(body, "Hello {{ contact.nme }}");
+    const create = await runCli(["campaigns", "create", "--name", "x", "--subject", "s", "--body-file", body], { env });
+    expect(create.code).toBe(2);
+    expect(create.stderr).toMatch(/^error: --body-file uses an unknown variable contact\.nme/m);
+    expect(create.stderr).not.toMatch(/bodyMarkdown|invalid body/);
+
+    const source = await runCli(["leads", "search", "--keywords", "cafe", "--lat", "47.14", "--lng", "9.52", "--source", "google"], { env });
+    expect(source.code).toBe(2);
+    expect(source.stderr).toMatch(/^error: --source: "google" is not configured on this server/m);
+    expect(source.stderr).not.toMatch(/sources\[0\]/);
   });
 
   it("against a server the status is still shown, with the flag", async () => {

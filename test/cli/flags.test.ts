@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/exit-codes.js";
-import { choiceListFlag, durationFlag, intFlag, limitFlag, mutuallyExclusive, numberFlag } from "../../src/cli/flags.js";
+import { choiceListFlag, durationFlag, intFlag, limitFlag, mutuallyExclusive, numberFlag, pagesFlag } from "../../src/cli/flags.js";
+import { runCli } from "../helpers/cli.js";
 
 describe("flag parsers", () => {
   it("intFlag: whole numbers within the bounds, a usage error naming the flag and the range otherwise", () => {
@@ -10,6 +11,17 @@ describe("flag parsers", () => {
     expect(() => intFlag("--page", "0", { min: 1 })).toThrow(new UsageError('--page must be a whole number ≥ 1 (got "0")'));
     expect(() => intFlag("--limit", "101", { min: 1, max: 100 })).toThrow(/--limit must be a whole number from 1 to 100 \(got "101"\)/);
     for (const bad of ["1.5", "", "ten", "1e3", "0x10"]) expect(() => intFlag("--pages", bad), bad).toThrow(UsageError);
+  });
+
+  it("pagesFlag: --pages N, --all or one page; both together are refused naming both", async () => {
+    expect(pagesFlag(undefined, undefined)).toBe(1);
+    expect(pagesFlag("3", undefined)).toBe(3);
+    expect(pagesFlag(undefined, true)).toBe(Number.POSITIVE_INFINITY);
+    expect(() => pagesFlag("2", true)).toThrow(UsageError);
+    const both = await runCli(["leads", "search", "--keywords", "cafe", "--lat", "47.14", "--lng", "9.52", "--pages", "2", "--all"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^error: --pages 2 contradicts --all \(which fetches every page\): give one of them$/m);
+    expect(both.stdout).toBe("");
   });
 
   it("numberFlag and limitFlag", () => {

@@ -51,7 +51,8 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
 
     const launched = await cli(["campaigns", "launch", campaign.id, "--tags", "dentist"]);
     expect(launched.code).toBe(0);
-    expect(launched.stderr).toMatch(/launched: 1 message\(s\) queued, sending/);
+    // The relay is configured: serve or deliver sends them (nothing claims they are being sent).
+    expect(launched.stderr).toMatch(/launched: 1 message\(s\) queued; `outreach serve` \(running on this data directory\) or `outreach deliver` sends them/);
     const again = await cli(["campaigns", "launch", campaign.id]);
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/launched once/);
@@ -78,12 +79,36 @@ describe("outreach campaigns edit|launch|preview|executions and outreach deliver
     expect(JSON.parse(json.stdout)).toMatchObject({ claimed: 0, sent: 0, waiting: 0 });
   });
 
-  it("deliver without OUTREACH_SMTP_URL says how to set it", async () => {
+  it("launch without a relay says that nothing is sent until one is configured", async () => {
     const setup = await sendingSetup();
+    setup.addContact("bea@clinic-one.test", { name: "Bea" });
     const env = cliEnv();
-    const result = await runCli(["deliver", "--data-dir", setup.instance.dataDir], { env, deps: { clock: setup.instance.clock, serverConfig: { smtp: undefined } } });
-    expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/OUTREACH_SMTP_URL is not set/);
+    const deps = { clock: setup.instance.clock, serverConfig: { ...setup.instance.services.deps.config, smtp: undefined } };
+    const cli = (argv: string[]) => runCli(["--data-dir", setup.instance.dataDir, "--token", setup.instance.token, ...argv], { env, deps });
+    const bodyFile = join(tempDir(), "body.md");
+    writeFileSync(bodyFile, "Hi {{ contact.name }}");
+    const created = await cli(["campaigns", "create", "--type", "one-time", "--name", "Opening", "--subject", "News", "--body-file", bodyFile, "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const launched = await cli(["campaigns", "launch", JSON.parse(created.stdout).campaign.id]);
+    expect(launched.code, launched.stderr).toBe(0);
+    expect(launched.stderr).toMatch(
+      /launched: 1 message\(s\) queued; nothing is sent until a relay is configured: set OUTREACH_SMTP_URL \(and OUTREACH_PUBLIC_URL\), then run `outreach serve` or `outreach deliver`/,
+    );
+    expect(launched.stderr).not.toMatch(/sending/);
+  });
+
+  it("deliver without OUTREACH_SMTP_URL or without OUTREACH_PUBLIC_URL: the same exit 2 and a message naming the variable", async () => {
+    const setup = await sendingSetup();
+    const noRelay = await runCli(["deliver", "--data-dir", setup.instance.dataDir], { env: cliEnv(), deps: { clock: setup.instance.clock, serverConfig: { smtp: undefined } } });
+    expect(noRelay.code).toBe(2);
+    expect(noRelay.stderr).toMatch(/^error: OUTREACH_SMTP_URL must be set to deliver: /m);
+    // The relay set in the environment, the public URL not: the configuration refuses it the same way.
+    const noPublicUrl = await runCli(["deliver", "--data-dir", setup.instance.dataDir], {
+      env: cliEnv({ OUTREACH_SMTP_URL: "smtp://127.0.0.1:2525" }),
+      deps: { clock: setup.instance.clock },
+    });
+    expect(noPublicUrl.code).toBe(2);
+    expect(noPublicUrl.stderr).toMatch(/^error: OUTREACH_PUBLIC_URL must be set to deliver: /m);
   });
 
   it("a master-key rotation keeps links already mailed working and the suppression list effective", async () => {

@@ -49,13 +49,18 @@ export function registerAdmin(program: Command, ctx: CommandContext): void {
   });
   example(usersList, "outreach admin users list", "outreach admin users list --json");
   const usersRm = withJson(
-    users.command("rm").description("remove a user with their memberships and tokens (not the only owner of a workspace)").requiredOption("--email <email>", "the user's email"),
-  ).action((options: { email: string; json?: boolean }) => {
-    const user = ctx.openInstance().services.identity.removeUser(options.email);
-    if (options.json) return printJson(ctx.io, { user: toUser(user) });
+    users
+      .command("rm")
+      .description("remove a user with their memberships and tokens (not the only owner of a workspace others are in, nor the only member of one)")
+      .requiredOption("--email <email>", "the user's email")
+      .option("--with-workspaces", "also remove the workspaces the user is the only member of, with everything they hold"),
+  ).action((options: { email: string; withWorkspaces?: boolean; json?: boolean }) => {
+    const { user, removedWorkspaces } = ctx.openInstance().services.identity.removeUser(options.email, { withWorkspaces: options.withWorkspaces });
+    if (options.json) return printJson(ctx.io, { user: toUser(user), removedWorkspaces });
     ctx.info(`Removed ${user.email} (${user.id}), their memberships and tokens.`);
+    if (removedWorkspaces.length) ctx.info(`Removed the workspace${removedWorkspaces.length === 1 ? "" : "s"} they were alone in, with all it held: ${removedWorkspaces.join(", ")}.`);
   });
-  example(usersRm, "outreach admin users rm --email bob@example.com");
+  example(usersRm, "outreach admin users rm --email bob@example.com", "outreach admin users rm --email bob@example.com --with-workspaces");
 
   const teams = admin.command("teams").description("manage workspaces");
   const teamsCreate = withJson(

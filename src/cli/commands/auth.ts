@@ -6,9 +6,9 @@ import { loadConfig, updateConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { promptContext, readAll } from "../io.js";
-import { printJson, printRecord } from "../output.js";
+import { registerAuthStatus } from "./auth-status.js";
 import { registerAuthTokens } from "./auth-tokens.js";
-import { example, withJson } from "./shared.js";
+import { example } from "./shared.js";
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
   const auth = program.command("auth").description("sign in to a remote outreach server, or show how you are signed in");
@@ -43,22 +43,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     });
   example(login, "outreach auth login --base-url http://127.0.0.1:8787 --token otr_pat_…", "echo $TOKEN | outreach auth login --base-url https://leads.example.com --with-token");
 
-  const status = withJson(auth.command("status").description("show the server or data directory in use and who you are there")).action(
-    async (options: { json?: boolean }) => {
-      const mode = ctx.mode();
-      const client = await ctx.client();
-      const [user, teams] = await Promise.all([client.call("user.me"), client.call("teams.list")]);
-      const where = mode.kind === "remote" ? mode.baseUrl : mode.dataDir;
-      if (options.json) return printJson(ctx.io, { mode: mode.kind, target: where, user, activeTeam: teams.activeTeam });
-      printRecord(ctx.io, [
-        ["mode", mode.kind],
-        [mode.kind === "remote" ? "server" : "data dir", where],
-        ["user", `${user.name} <${user.email}>`],
-        ["workspace", `${teams.activeTeam.name} (${teams.activeTeam.role})`],
-      ]);
-    },
-  );
-  example(status, "outreach auth status", "outreach --base-url http://127.0.0.1:8787 auth status --json");
+  registerAuthStatus(auth, ctx);
 
   const logout = auth
     .command("logout")

@@ -15,7 +15,7 @@ import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { intFlag } from "../flags.js";
 import { readAll } from "../io.js";
-import { printJson, printRecord, printRows } from "../output.js";
+import { printJson, printRecord, printRows, timeCell } from "../output.js";
 import { example, withJson } from "./shared.js";
 import { printExecutions } from "../execution-rows.js";
 import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
@@ -81,7 +81,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       { header: "TYPE", value: (c) => c.type },
       { header: "STATUS", value: (c) => c.status },
       { header: "SUBJECT", value: (c) => c.subject },
-      { header: "UPDATED", value: (c) => c.updatedAt },
+      { header: "UPDATED", value: (c) => timeCell(ctx.io, ctx.clock.now(), c.updatedAt) },
     ]);
     if (result.totalPages > 1) ctx.info(`page ${result.page} of ${result.totalPages} (${result.total} campaigns); next: --page ${result.page + 1}`);
   });
@@ -129,7 +129,7 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
     create,
     'outreach campaigns create --name "Welcome" --subject "Welcome to Acme"',
     'outreach campaigns create --type one-time --name "November news" --subject "News" --scheduled-at 2026-12-01T09:00:00Z',
-    'outreach campaigns create --type one-time --name "Hello" --subject "Hello {{ contact.name }}" --body-file hello.md --sending-domain sd_4Rt8…',
+    'outreach campaigns create --type one-time --name "Hello" --subject "Hello {{ contact.name }}" --body-file hello.md --sending-domain dom_4Rt8…',
   );
 
   const edit = withJson(
@@ -176,7 +176,8 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
       body: { ...(tags ? { tags } : {}), ...(options.scheduledAt ? { scheduledAt: options.scheduledAt } : {}) },
     });
     if (options.json) return printJson(ctx.io, result);
-    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} launched: ${result.queued} message(s) queued, ${result.campaign.status}`);
+    const when = result.campaign.status === "scheduled" && result.campaign.scheduledAt ? ` for ${result.campaign.scheduledAt}` : "";
+    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} launched: ${result.queued} message(s) queued${when}; ${ctx.queuedMessagesFate()}`);
   });
   example(launch, "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp --tags dentist,zurich --scheduled-at 2026-12-01T09:00:00Z");
 

@@ -5,7 +5,7 @@ import { normaliseDomain } from "../../core/domain-name.js";
 import type { DnsRecord, SendingDomain } from "../../core/schemas/sending-domain.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
-import { printJson, printRows } from "../output.js";
+import { printJson, printRows, timeCell } from "../output.js";
 import { durationFlag, requireFlags } from "../flags.js";
 import { promptContext } from "../io.js";
 import { example, withJson } from "./shared.js";
@@ -94,7 +94,7 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
       { header: "RETURN PATH", value: (d) => (d.returnPathVerified ? "yes" : "no") },
       { header: "DMARC", value: (d) => d.dmarcStatus ?? "" },
       { header: "SENDER", value: (d) => `${d.senderName} <${d.senderEmail}>` },
-      { header: "LAST CHECKED", value: (d) => d.lastCheckedAt ?? "never" },
+      { header: "LAST CHECKED", value: (d) => timeCell(ctx.io, ctx.clock.now(), d.lastCheckedAt, "never") },
     ]);
   });
   example(list, "outreach domains list", "outreach domains list --json");

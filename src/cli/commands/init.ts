@@ -1,6 +1,6 @@
 import { input } from "@inquirer/prompts";
 import type { Command } from "commander";
-import { toUser, toWorkspace } from "../../services/identity.js";
+import { emailProblem, nameProblem, toUser, toWorkspace } from "../../services/identity.js";
 import { updateConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
@@ -43,10 +43,12 @@ export function registerInit(program: Command, ctx: CommandContext): void {
         throw new UsageError(`missing ${missing.map(([k]) => `--${k}`).join(", ")} (no prompts without a terminal)`);
       }
       if (interactive) {
-        const prompts = promptContext(ctx.io);
-        values.name = await input({ message: "Your name", required: true }, prompts);
-        values.email = await input({ message: "Your email", required: true }, prompts);
-        values.team = await input({ message: "Workspace name", default: `${values.name}'s workspace` }, prompts);
+        // Each answer is checked as it is typed in: a bad one shows why and the question is asked again.
+        const ask = (message: string, check: (value: string) => string | undefined, fallback?: string) =>
+          input({ message, default: fallback, validate: (value) => check(value) ?? true }, promptContext(ctx.io));
+        values.name = (await ask("Your name", (v) => nameProblem(v))).trim();
+        values.email = (await ask("Your email", emailProblem)).trim();
+        values.team = (await ask("Workspace name", (v) => nameProblem(v, "workspace name"), `${values.name}'s workspace`)).trim();
       }
       const person = { name: values.name!, email: values.email!, team: values.team!, plan: options.plan };
       const result = adopting ? identity.adoptDefault(person) : identity.bootstrap(person);

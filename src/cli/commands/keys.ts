@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { KEY_SCOPES, type KeyScope, type TeamApiKey } from "../../core/schemas/team-api-key.js";
 import type { CommandContext } from "../context.js";
-import { printJson, printRows } from "../output.js";
+import { printJson, printRows, timeCell } from "../output.js";
 import { example, withJson } from "./shared.js";
 import { apiFields } from "../flag-language.js";
 
@@ -37,8 +37,8 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
         { header: "PREFIX", value: (k) => k.keyPrefix },
         { header: "SCOPES", value: (k) => k.scopes.join(",") },
         { header: "STATE", value: (k) => state(k, now) },
-        { header: "LAST USED", value: (k) => k.lastUsedAt ?? "never" },
-        { header: "EXPIRES", value: (k) => k.expiresAt ?? "never" },
+        { header: "LAST USED", value: (k) => timeCell(ctx.io, now, k.lastUsedAt, "never") },
+        { header: "EXPIRES", value: (k) => timeCell(ctx.io, now, k.expiresAt, "never") },
       ]);
     },
   );

@@ -4,7 +4,7 @@ import { distanceKm } from "../../core/geo.js";
 import { DEFAULT_RADIUS_KM, PlaceSourceName, SearchSort, type Lead, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
-import { choiceFlag, intFlag, mutuallyExclusive, numberFlag } from "../flags.js";
+import { choiceFlag, mutuallyExclusive, numberFlag, pagesFlag } from "../flags.js";
 import { withDataSink, type DataSink } from "../data-sink.js";
 import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
@@ -97,7 +97,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .action(async (options: SearchOptions) => {
       mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
       mutuallyExclusive({ "--complete": options.complete, "--ndjson": options.ndjson }, "--complete merges results: use it with --json, --csv or the table, not --ndjson");
-      const pages = options.all ? Number.POSITIVE_INFINITY : (intFlag("--pages", options.pages, { min: 1 }) ?? 1);
+      const pages = pagesFlag(options.pages, options.all);
       const input = searchInputFromFlags(options);
       const client = await ctx.client({ sampleOnFirstUse: true });
       // Every page's warnings (an empty index near the centre, a source that failed), said once.
