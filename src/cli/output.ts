@@ -1,3 +1,4 @@
+import Table from "cli-table3";
 import type { CliIO } from "./io.js";
 
 /**
@@ -132,10 +133,26 @@ export function printRows<T>(io: CliIO, env: NodeJS.ProcessEnv, rows: readonly T
   const kinds = columns.map((c, i) => c.kind ?? columnKind(cells.map((r) => r[i]!)));
   const available = (io.columns ?? DEFAULT_COLUMNS) - GAP.length * (columns.length - 1);
   const widths = fitColumnWidths(natural, available, kinds, headers);
-  const line = (texts: readonly string[]) => texts.map((text, i) => fitCell(text, widths[i]!)).join(GAP).trimEnd();
-  io.stdout.write(style.bold(line(columns.map((c) => c.header))) + "\n");
-  for (const row of cells) io.stdout.write(line(row) + "\n");
+  // cli-table3 lays the cells out (borderless, GAP between columns); the cells arrive already
+  // cut to the widths fitColumnWidths chose, so its own truncation never applies.
+  const table = new Table({
+    chars: BORDERLESS,
+    style: { head: [], border: [], "padding-left": 0, "padding-right": 0, compact: true },
+    colWidths: widths,
+    wordWrap: false,
+  });
+  table.push(columns.map((c, i) => style.bold(fitCell(c.header, widths[i]!))));
+  for (const row of cells) table.push(row.map((text, i) => fitCell(text, widths[i]!)));
+  for (const line of table.toString().split("\n")) io.stdout.write(line.trimEnd() + "\n");
 }
+
+/** cli-table3's border characters for the GitHub CLI's look: none, two spaces between columns. */
+const BORDERLESS = {
+  top: "", "top-mid": "", "top-left": "", "top-right": "",
+  bottom: "", "bottom-mid": "", "bottom-left": "", "bottom-right": "",
+  left: "", "left-mid": "", mid: "", "mid-mid": "",
+  right: "", "right-mid": "", middle: GAP,
+};
 
 /** `key: value` lines on a terminal, tab-separated pairs when piped. */
 export function printRecord(io: CliIO, pairs: ReadonlyArray<[string, string | number | boolean | null | undefined]>): void {
