@@ -24,6 +24,10 @@ function setup() {
     sending_domain_id: null,
     launched_at: null,
     audience: null,
+    follow_ups: "[]",
+    send_window: null,
+    stop_scope: "contact" as const,
+    stop_on_auto_reply: 0 as const,
   };
   repo.insert(campaign);
   return { instance, db, repo, campaign };
@@ -60,6 +64,6 @@ describe("campaign tables", () => {
     const contactId = insertContact(instance.services, instance.teamId);
     repo.queueExecution({ id: "exe_1", campaign_id: campaign.id, team_id: instance.teamId, contact_id: contactId, step: 0, status: "pending", not_before: NOW, created_at: NOW, updated_at: NOW });
     db.prepare("DELETE FROM contacts WHERE id = ?").run(contactId);
-    expect(repo.executions(campaign.id, undefined, 20, 0).total).toBe(0);
+    expect(repo.executions(campaign.id, {}, 20, 0).total).toBe(0);
   });
 });
