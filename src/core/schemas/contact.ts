@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Timestamp } from "./common.js";
+import { Verification, VerificationStatus } from "./verification.js";
 
 /**
  * Bounds of contact fields (docs/api.md, "Contacts"). Every one is enforced with a 400
@@ -87,6 +88,8 @@ export const Contact = z
     description: z.string().nullable(),
     status: ContactStatus,
     tags: z.array(z.string()),
+    /** Addition: the last address verification, null before one (or after the email changed). */
+    verification: Verification.nullable(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -118,6 +121,8 @@ export const ContactListQuery = z.strictObject({
   search: z.string().trim().min(1).max(CONTACT_LIMITS.email).optional(),
   tags: commaList(ContactTag, CONTACT_LIMITS.tags).optional(),
   status: commaList(ContactStatus, ContactStatus.options.length).optional(),
+  /** Addition: comma list of verification statuses, or `unverified` (never verified). */
+  verification: commaList(z.enum([...VerificationStatus.options, "unverified"]), VerificationStatus.options.length + 1).optional(),
 });
 export type ContactListQuery = z.output<typeof ContactListQuery>;
 
