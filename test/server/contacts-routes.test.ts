@@ -27,6 +27,7 @@ describe("contact routes over a real socket", () => {
       description: null,
       status: "active",
       tags: ["lead", "zurich"],
+      verification: null,
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:00:00.000Z",
     });
