@@ -99,6 +99,7 @@ export class MailboxProbe {
     try {
       opened = await SmtpSession.open({ address: ip, port, hostName: host, timeoutMs, signal });
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       return { kind: "unreachable", reason: (err as Error).message };
     }
     const { session, greeting } = opened;
