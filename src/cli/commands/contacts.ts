@@ -39,7 +39,6 @@ const CONTACT_COLUMNS = [
   { header: "NAME", value: (c: Contact) => c.name },
   { header: "PHONE", value: (c: Contact) => c.phone },
   { header: "STATUS", value: (c: Contact) => c.status },
-  { header: "VERIFIED", value: (c: Contact) => c.verification?.status ?? "" },
   { header: "TAGS", value: (c: Contact) => c.tags.join(", ") },
 ];
 
