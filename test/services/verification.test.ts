@@ -216,6 +216,29 @@ describe("address verification", () => {
     expect(instance.services.contacts.update(instance.teamId, b, { name: "Bee" }).verification?.status).toBe("unknown");
   });
 
+  it("an all run reads the workspace page by page, reporting progress, and an abort keeps what was written", async () => {
+    const { instance } = await world({ smtp: false });
+    const emails = Array.from({ length: 1100 }, (_, i) => ({ email: `p${i}@${i % 2 ? "nullmx" : "strict"}.test`, name: `P${i}` }));
+    await instance.services.contacts.addMany(instance.teamId, emails);
+    const progress: Array<{ checked: number; total: number | null }> = [];
+    const result = await instance.services.verification.verify(instance.teamId, { all: true }, { onProgress: (p) => progress.push(p) });
+    expect(result).toEqual({ checked: 1100, byStatus: { deliverable: 0, undeliverable: 550, risky: 0, unknown: 550 } });
+    // One report per page of 500 at least (three pages), each with the run's total.
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress.every((p) => p.total === 1100)).toBe(true);
+    expect(progress.map((p) => p.checked)).toEqual([...progress.map((p) => p.checked)].sort((a, b) => a - b));
+
+    // A new run, aborted after its first page: the page stays written, the run continues later.
+    instance.clock.advance(60_000);
+    const controller = new AbortController();
+    const aborted = instance.services.verification.verify(instance.teamId, { all: true }, { signal: controller.signal, onProgress: () => controller.abort() });
+    await expect(aborted).rejects.toThrow();
+    const written = instance.services.deps.db.prepare("SELECT COUNT(*) FROM contacts WHERE verified_at >= ?").pluck().get(instance.clock.now().toISOString()) as number;
+    expect(written).toBe(500);
+    const rest = await instance.services.verification.verify(instance.teamId, { all: true });
+    expect(rest.checked).toBe(600);
+  });
+
   it("unknown and other workspaces' contact ids are the same 404", async () => {
     const { instance } = await world({ smtp: false });
     const otherTeam = instance.services.identity.createTeam({ name: "Other", ownerId: instance.userId, plan: "self-hosted" });
