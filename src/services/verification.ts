@@ -32,10 +32,12 @@ export interface VerifyOptions {
 
 /** Contacts read per page of an `all` run: memory stays bounded whatever the workspace's size. */
 const PAGE = 500;
-/** A domain's queue is probed once it holds this many addresses (4 RCPT batches in one session)... */
-const DOMAIN_FLUSH = 200;
-/** ...or when all queues together hold this many. */
-const PENDING_MAX = 2000;
+/** A domain's queue is probed once it holds this many addresses (20 RCPT batches in one session)... */
+const DOMAIN_FLUSH = 1000;
+/** ...or when all queues together hold this many (a few hundred bytes each). */
+const PENDING_MAX = 5000;
+/** Sessions one queue may take when servers hang up part-way (after so many rejections). */
+const MAX_SESSIONS = 20;
 /** Domains probed at the same time (each still one connection per MX host at a time). */
 const PROBE_CONCURRENCY = 8;
 const DNS_CONCURRENCY = 16;
@@ -292,11 +294,25 @@ export class VerificationService {
     run.inFlight.add(job);
   }
 
+  /**
+   * One domain's queue: a session for all of it; when the server hangs up part-way (many
+   * servers end a session after so many rejected RCPTs), the addresses it did not answer go
+   * into another session, as long as each one makes progress.
+   */
   private async probeDomain(run: Run, domain: string, items: Item[]): Promise<void> {
-    const outcome = await this.probe!.probe(domain, items[0]!.hosts, [...new Set(items.map((i) => i.email))], run.mailFrom, run.options.signal);
-    this.rememberDomain(domain, outcome);
-    for (const item of items) this.record(run, item.id, item.emailCt, probeVerdict(item.email, outcome), item.checks);
-    this.progress(run, false);
+    let left = items;
+    for (let sessions = 1; left.length > 0; sessions++) {
+      const outcome = await this.probe!.probe(domain, left[0]!.hosts, [...new Set(left.map((i) => i.email))], run.mailFrom, run.options.signal);
+      this.rememberDomain(domain, outcome);
+      const resumable = outcome.kind === "answered" && outcome.cutShort !== undefined && outcome.random !== undefined && outcome.recipients.size > 0 && sessions < MAX_SESSIONS;
+      const again: Item[] = [];
+      for (const item of left) {
+        if (resumable && !outcome.recipients.has(item.email)) again.push(item);
+        else this.record(run, item.id, item.emailCt, probeVerdict(item.email, outcome), item.checks);
+      }
+      left = again;
+      this.progress(run, false);
+    }
   }
 
   /** What the session said about the domain as a whole stands for its other addresses for a while. */

@@ -19,9 +19,12 @@ export type MailboxBehaviour =
   /** Hangs up when the first RCPT arrives. */
   | "drop-after-rcpt"
   /** Strict, offering STARTTLS with smtp-server's built-in self-signed certificate. */
-  | "strict-starttls";
+  | "strict-starttls"
+  /** Strict, hanging up at the 4th rejected RCPT of a session (as Postfix's smtpd_hard_error_limit does). */
+  | "error-limit";
 
 export interface SessionLog {
+  rejected: number;
   ehlo: string | false;
   mailFrom: string[];
   rcptTo: string[];
@@ -79,7 +82,7 @@ function startBehaviour(address: string, port: number, behaviour: MailboxBehavio
       state.connections++;
       open++;
       state.maxConcurrent = Math.max(state.maxConcurrent, open);
-      const log: SessionLog = { ehlo: false, mailFrom: [], rcptTo: [], data: false, secure: false };
+      const log: SessionLog = { rejected: 0, ehlo: false, mailFrom: [], rcptTo: [], data: false, secure: false };
       logs.set(session.id, log);
       state.sessions.push(log);
       later(() => callback());
@@ -97,15 +100,16 @@ function startBehaviour(address: string, port: number, behaviour: MailboxBehavio
     onRcptTo(to, session, callback) {
       const log = logs.get(session.id)!;
       log.rcptTo.push(to.address);
-      if (behaviour === "drop-after-rcpt") {
+      const hangUp = () => {
         for (const connection of (server as unknown as { connections: Set<{ id: string; _socket: Socket }> }).connections) {
           if (connection.id === session.id) connection._socket.destroy();
         }
-        return;
-      }
+      };
+      if (behaviour === "drop-after-rcpt") return hangUp();
       later(() => {
         if (behaviour === "greylist") return callback(smtpError(451, "4.7.1 Greylisted, please try again later"));
         if (behaviour === "catch-all" || state.mailboxes.has(to.address.toLowerCase())) return callback();
+        if (behaviour === "error-limit" && ++log.rejected > 3) return hangUp();
         callback(smtpError(550, "5.1.1 User unknown"));
       });
     },

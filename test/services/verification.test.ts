@@ -159,6 +159,21 @@ describe("address verification", () => {
     assertPoliteDialogue(servers);
   });
 
+  it("continues in a new session when a server hangs up after a number of rejections", async () => {
+    const { port, servers } = await startMailboxServers([{ behaviour: "error-limit", mailboxes: Array.from({ length: 10 }, (_, i) => `ok${i}@limit.test`) }], 20);
+    const dns = await startDnsServer({ mx: { "limit.test": [{ exchange: "mx.limit.test", priority: 10 }] }, a: { "mx.limit.test": ["127.0.0.20"] } });
+    const instance = createTestInstance({ config: { dnsServers: [dns.address], verify: { smtp: true, port, heloName: HELO, perDomainPerMinute: 0, timeoutMs: 2000, allow: ["127.0.0.0/8"] } } });
+    const good = Array.from({ length: 10 }, (_, i) => add(instance, `ok${i}@limit.test`));
+    const bad = Array.from({ length: 10 }, (_, i) => add(instance, `no${i}@limit.test`));
+    await instance.services.verification.verify(instance.teamId, { all: true });
+    for (const id of good) expect(verificationOf(instance, id).status).toBe("deliverable");
+    for (const id of bad) expect(verificationOf(instance, id).status).toBe("undeliverable");
+    const server = servers[0]!;
+    expect(server.connections).toBeGreaterThan(1);
+    assertPoliteDialogue(servers);
+    for (const session of server.sessions) expect(session.rcptTo.filter((r) => !/^(ok|no)\d@/.test(r))).toHaveLength(1);
+  });
+
   it("retries a greylisted address after at least 5 minutes, 3 tries in all, and keeps the schedule in the database", async () => {
     const { instance, byName } = await world();
     const id = add(instance, "x@grey.test");

@@ -123,13 +123,19 @@ export class MailboxProbe {
         if (from.code >= 400 && from.code < 500) return { kind: "greylisted", host, reason: `${host} deferred MAIL FROM: ${describe(from)}`, tls: session.tls };
         if (from.code !== 250) return { kind: "unreachable", reason: `${host} refused our sender ${mailFrom}: ${describe(from)}` };
         const batch = addresses.slice(i, i + RCPT_BATCH);
-        // The random address once per session, after the first batch's real ones.
-        const lines = batch.map((a) => `RCPT TO:<${a}>`);
-        if (i === 0) lines.push(`RCPT TO:<${randomAddress}>`);
-        await session.commands(lines, (k, reply) => {
-          if (k < batch.length) recipients.set(batch[k]!, reply);
-          else random = reply;
-        });
+        // The random address once per session, right after the first real one (the
+        // contract's "the address, then a random address"): its answer comes early, before a
+        // server that hangs up after a number of rejections (Postfix's smtpd_hard_error_limit) does.
+        const order: Array<string | null> = [...batch];
+        if (i === 0) order.splice(1, 0, null);
+        await session.commands(
+          order.map((a) => `RCPT TO:<${a ?? randomAddress}>`),
+          (k, reply) => {
+            const address = order[k];
+            if (address === null) random = reply;
+            else recipients.set(address!, reply);
+          },
+        );
       }
       await session.quit();
       return { kind: "answered", host, tls: session.tls, recipients, random };
