@@ -30,19 +30,24 @@ export class MailHostResolver {
     return answer;
   }
 
-  private async ask(domain: string): Promise<MailHosts> {
-    const mx = await this.lookup.mx(domain);
-    if (mx.kind === "found") {
-      const real = mx.records.filter((r) => r.exchange !== "" && r.exchange !== ".");
-      if (real.length === 0) return { kind: "none", reason: `${domain} declares that it accepts no mail (null MX, RFC 7505)` };
-      const hosts = [...real].sort((a, b) => a.priority - b.priority).map((r) => r.exchange);
-      return { kind: "hosts", hosts: [...new Set(hosts)], implicit: false };
-    }
-    if (mx.kind === "temporary") return { kind: "temporary", reason: `DNS did not answer: ${mx.reason}` };
-    if (mx.nxdomain) return { kind: "none", reason: `${domain} does not exist (NXDOMAIN)` };
-    const addresses = await this.lookup.addresses(domain);
-    if (addresses.kind === "found") return { kind: "hosts", hosts: [domain], implicit: true };
-    if (addresses.kind === "temporary") return { kind: "temporary", reason: `DNS did not answer: ${addresses.reason}` };
-    return { kind: "none", reason: `${domain} has no MX, A or AAAA record` };
+  private ask(domain: string): Promise<MailHosts> {
+    return mailHostsOf(this.lookup, domain);
   }
+}
+
+/** One domain's mail hosts, asked now (no cache): the rules above, shared with the found-email check (`email-domains.ts`). */
+export async function mailHostsOf(lookup: MailDomainLookup, domain: string): Promise<MailHosts> {
+  const mx = await lookup.mx(domain);
+  if (mx.kind === "found") {
+    const real = mx.records.filter((r) => r.exchange !== "" && r.exchange !== ".");
+    if (real.length === 0) return { kind: "none", reason: `${domain} declares that it accepts no mail (null MX, RFC 7505)` };
+    const hosts = [...real].sort((a, b) => a.priority - b.priority).map((r) => r.exchange);
+    return { kind: "hosts", hosts: [...new Set(hosts)], implicit: false };
+  }
+  if (mx.kind === "temporary") return { kind: "temporary", reason: `DNS did not answer: ${mx.reason}` };
+  if (mx.nxdomain) return { kind: "none", reason: `${domain} does not exist (NXDOMAIN)` };
+  const addresses = await lookup.addresses(domain);
+  if (addresses.kind === "found") return { kind: "hosts", hosts: [domain], implicit: true };
+  if (addresses.kind === "temporary") return { kind: "temporary", reason: `DNS did not answer: ${addresses.reason}` };
+  return { kind: "none", reason: `${domain} has no MX, A or AAAA record` };
 }
