@@ -88,8 +88,11 @@ export const Contact = z
     description: z.string().nullable(),
     status: ContactStatus,
     tags: z.array(z.string()),
-    /** Addition: the last address verification, null before one (or after the email changed). */
-    verification: Verification.nullable(),
+    /**
+     * Addition: the last address verification, null before one (or after the email changed).
+     * Optional on the wire: a server without verification (service-api.md) leaves it out.
+     */
+    verification: Verification.nullable().optional(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
