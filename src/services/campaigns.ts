@@ -25,6 +25,7 @@ import type { OutgoingMessages } from "./outgoing-message.js";
 import type { SendingDomainService } from "./sending-domains.js";
 import { followUpsOf, sequenceChangesOf, sequenceColumnsOfCreate, sequenceFieldsOf, validateFollowUps } from "./campaign-sequence.js";
 import type { SequenceSteps } from "./sequence-steps.js";
+import { filterUndeliverable, recordSkipReasons, type VerifiedAudience } from "./launch-verification-filter.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
 export const TRIGGER_SCOPE = "campaigns:trigger";
@@ -205,7 +206,7 @@ export class CampaignService {
    * the tags, not suppressed), due at `scheduledAt` or now, in one transaction with the
    * campaign's move to `scheduled` or `sending`. Once only (409 after).
    */
-  launch(principal: Principal, id: string, body: LaunchBody): { campaign: Campaign; queued: number } {
+  launch(principal: Principal, id: string, body: LaunchBody): { campaign: Campaign; queued: number; skipped: VerifiedAudience["summary"] } {
     const teamId = principal.teamId;
     const now = this.deps.clock.now();
     const at = body.scheduledAt ? this.futureDate(body.scheduledAt, "scheduledAt") : null;
@@ -224,23 +225,25 @@ export class CampaignService {
         const stored = campaign.scheduled_at && new Date(campaign.scheduled_at) > now ? campaign.scheduled_at : null;
         const due = at ?? stored ?? now.toISOString();
         const stamp = now.toISOString();
+        const audience = filterUndeliverable(this.deps.db, teamId, contactIds, body.includeUndeliverable);
         const rows: NewExecution[] = contactIds.map((contactId) => ({
           id: newId("exe"),
           campaign_id: id,
           team_id: teamId,
           contact_id: contactId,
           step: FIRST_STEP,
-          status: "pending",
+          status: audience.skipped.has(contactId) ? "skipped" : "pending",
           not_before: due,
           created_at: stamp,
           updated_at: stamp,
         }));
         this.repo.insertExecutions(rows);
+        recordSkipReasons(this.deps.db, rows, audience);
         if (!campaign.sending_domain_id) this.repo.updateEditable(teamId, id, { sending_domain_id: domainId }, stamp);
-        const audience = JSON.stringify({ tags, statuses: ["active"] });
-        const launched = this.repo.markLaunched(teamId, id, due > stamp ? "scheduled" : "sending", due, audience, stamp);
+        const selection = JSON.stringify({ tags, statuses: ["active"] });
+        const launched = this.repo.markLaunched(teamId, id, due > stamp ? "scheduled" : "sending", due, selection, stamp);
         if (!launched) throw conflict(`campaign ${id} was launched meanwhile`);
-        return { campaign: toCampaign(launched), queued: rows.length };
+        return { campaign: toCampaign(launched), queued: rows.length - audience.summary.undeliverable, skipped: audience.summary };
       })
       .immediate();
   }

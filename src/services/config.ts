@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { hostname as osHostname } from "node:os";
 import type { RelaySettings } from "../providers/smtp/relay.js";
 
 /**
@@ -73,6 +74,23 @@ export interface ServerConfig {
   sendPerMinute: number;
   /** Messages per minute from one sending domain to one recipient domain; 0: no limit. */
   sendPerRecipientDomainPerMinute: number;
+  /** Address verification's SMTP probe (docs/api.md, "Address verification"). */
+  verify: VerifySettings;
+}
+
+export interface VerifySettings {
+  /** `OUTREACH_VERIFY_SMTP=1`: probe mailboxes over SMTP (off: a domain that receives mail gives `unknown`). */
+  smtp: boolean;
+  /** `OUTREACH_VERIFY_SMTP_PORT` (default 25). */
+  port: number;
+  /** `OUTREACH_HELO_NAME`: the EHLO name (default: OUTREACH_PUBLIC_URL's host, else this machine's name). */
+  heloName: string;
+  /** `OUTREACH_VERIFY_PER_DOMAIN_PER_MINUTE` (default 10): probe connections per recipient domain per minute. */
+  perDomainPerMinute: number;
+  /** `OUTREACH_VERIFY_SMTP_TIMEOUT_MS` (default 15000): the connection and each reply. */
+  timeoutMs: number;
+  /** `OUTREACH_VERIFY_SMTP_ALLOW`: CIDRs of non-public MX addresses the probe may reach (tests: 127.0.0.0/8). */
+  allow: string[];
 }
 
 /**
@@ -158,6 +176,25 @@ function dnsServer(value: string, name: string): string {
     throw new ConfigError(`${name}: ${JSON.stringify(value)} is not an IP address with an optional port (e.g. 127.0.0.1:5353 or [::1]:5353)`);
   }
   return value;
+}
+
+function verifySettings(env: NodeJS.ProcessEnv): VerifySettings {
+  const publicHost = (() => {
+    try {
+      return env.OUTREACH_PUBLIC_URL?.trim() ? new URL(env.OUTREACH_PUBLIC_URL.trim()).hostname : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  const helo = env.OUTREACH_HELO_NAME?.trim() || publicHost || osHostname() || "localhost";
+  return {
+    smtp: flag(env, "OUTREACH_VERIFY_SMTP", false),
+    port: integer(env, "OUTREACH_VERIFY_SMTP_PORT", 25, 1, 65_535),
+    heloName: env.OUTREACH_HELO_NAME?.trim() ? hostName(helo, "OUTREACH_HELO_NAME") : helo,
+    perDomainPerMinute: integer(env, "OUTREACH_VERIFY_PER_DOMAIN_PER_MINUTE", 10, 0, 100_000),
+    timeoutMs: integer(env, "OUTREACH_VERIFY_SMTP_TIMEOUT_MS", 15_000, 50, 600_000),
+    allow: list(env.OUTREACH_VERIFY_SMTP_ALLOW).map((v) => cidr(v, "OUTREACH_VERIFY_SMTP_ALLOW")),
+  };
 }
 
 function hostName(value: string, name: string): string {
@@ -278,6 +315,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     publicUrl: publicUrl(env),
     sendPerMinute: integer(env, "OUTREACH_SEND_PER_MINUTE", 20, 0, 1_000_000),
     sendPerRecipientDomainPerMinute: integer(env, "OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE", 5, 0, 1_000_000),
+    verify: verifySettings(env),
   };
   if (config.smtp && !config.publicUrl) {
     throw new ConfigError("OUTREACH_PUBLIC_URL must be set to deliver: every message's unsubscribe link points to it (e.g. https://outreach.example.com)");

@@ -2,6 +2,7 @@ import { emailBlindIndex, emailGramHashes } from "../core/blind-index.js";
 import { KeyringError, type Keyring } from "../core/crypto.js";
 import { AppError } from "../core/errors.js";
 import type { Contact, ContactStatus } from "../core/schemas/contact.js";
+import type { Verification } from "../core/schemas/verification.js";
 import { ContactsRepo, type ContactRow, type ContactWrite } from "../store/contacts.js";
 import type { Db } from "../store/db.js";
 import type { EncryptedColumnSet } from "./key-rotation.js";
@@ -73,6 +74,7 @@ export class ContactCipher {
         status: row.status,
         tags: JSON.parse(row.tags) as string[],
         timeZone: row.time_zone,
+        verification: row.verification ? (JSON.parse(row.verification) as Verification) : null,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       };

@@ -14,6 +14,7 @@ import {
 } from "../core/schemas/contact.js";
 import { describeZodError } from "../core/validation.js";
 import { ContactsRepo, type ContactFilter, type ContactRow, type ContactWrite } from "../store/contacts.js";
+import { VerificationRepo } from "../store/contact-verification.js";
 import type { Db } from "../store/db.js";
 import { ContactSearch } from "./contact-search.js";
 import { ContactCipher, type PlainContact } from "./contacts-encryption.js";
@@ -58,12 +59,14 @@ export class ContactService {
   private readonly repo: ContactsRepo;
   private readonly cipher: ContactCipher;
   private readonly search: ContactSearch;
+  private readonly verifications: VerificationRepo;
 
   constructor(deps: ContactServiceDeps) {
     this.db = deps.db;
     this.clock = deps.clock;
     this.plans = deps.plans;
     this.repo = new ContactsRepo(deps.db);
+    this.verifications = new VerificationRepo(deps.db);
     this.cipher = new ContactCipher(deps.keys);
     this.search = new ContactSearch({ repo: this.repo, cipher: this.cipher, keys: deps.keys, shortSearchScanCap: deps.shortSearchScanCap });
   }
@@ -226,6 +229,8 @@ export class ContactService {
       };
       const now = this.clock.now().toISOString();
       const write = this.cipher.seal(teamId, id, next, row.created_at, now);
+      // A verification is about one address: another email starts unverified.
+      const emailChanged = change.email !== undefined && normaliseEmail(change.email) !== normaliseEmail(current.email);
       const done = this.db
         .transaction(() => {
           // Someone else changed it since we read it (or a rotation re-encrypted it): read again.
@@ -243,10 +248,11 @@ export class ContactService {
             }
             throw err;
           }
+          if (emailChanged) this.verifications.clear(id);
           return true;
         })
         .immediate();
-      if (done) return { ...next, id, createdAt: row.created_at, updatedAt: now };
+      if (done) return { ...next, id, verification: emailChanged ? null : current.verification, createdAt: row.created_at, updatedAt: now };
     }
     throw conflict(`contact ${id} is being changed by another request; try again`);
   }
@@ -259,7 +265,7 @@ export class ContactService {
 
   /** Endpoint 10: a page of the filtered list, newest first; with `search`, through the blind n-gram index. */
   list(teamId: string, query: ContactListQuery): ContactList {
-    const filter: ContactFilter = { teamId, statuses: query.status, tags: query.tags };
+    const filter: ContactFilter = { teamId, statuses: query.status, tags: query.tags, verification: query.verification };
     const offset = (query.page - 1) * query.limit;
     let total: number;
     let rows: ContactRow[];

@@ -1,5 +1,6 @@
 import { domainToASCII } from "node:url";
 import type { MailDomainLookup } from "../providers/dns/resolver.js";
+import { mailHostsOf } from "./mail-hosts.js";
 
 /** Can mail be delivered to a domain? `unknown` when DNS could not say (it never counts against an address). */
 export type MailVerdict = { kind: "yes" } | { kind: "no"; reason: string } | { kind: "unknown" };
@@ -44,16 +45,8 @@ export class EmailDomainCheck {
   }
 
   private async ask(domain: string): Promise<MailVerdict> {
-    const mx = await this.lookup.mx(domain);
-    if (mx.kind === "found") {
-      const real = mx.records.filter((r) => r.exchange !== "" && r.exchange !== ".");
-      return real.length ? { kind: "yes" } : { kind: "no", reason: `${domain} declares that it accepts no mail (null MX)` };
-    }
-    if (mx.kind === "temporary") return { kind: "unknown" };
-    if (mx.nxdomain) return { kind: "no", reason: `${domain} does not exist (NXDOMAIN)` };
-    const addresses = await this.lookup.addresses(domain);
-    if (addresses.kind === "found") return { kind: "yes" };
-    if (addresses.kind === "temporary") return { kind: "unknown" };
-    return { kind: "no", reason: `${domain} has no MX, A or AAAA record` };
+    const hosts = await mailHostsOf(this.lookup, domain);
+    if (hosts.kind === "hosts") return { kind: "yes" };
+    return hosts.kind === "none" ? { kind: "no", reason: hosts.reason } : { kind: "unknown" };
   }
 }

@@ -36,6 +36,7 @@ import { MessageTemplates } from "./message-template.js";
 import { OutgoingMessages } from "./outgoing-message.js";
 import { SuppressionList, suppressionsColumnSet } from "./suppressions.js";
 import { UnsubscribeService } from "./unsubscribe.js";
+import { VerificationService } from "./verification.js";
 import { instanceSecretsColumnSet, UnsubscribeTokens } from "./unsubscribe-tokens.js";
 import type { Relay } from "../providers/smtp/relay.js";
 
@@ -83,6 +84,8 @@ export interface Services {
   messages: OutgoingMessages;
   suppressions: SuppressionList;
   unsubscribe: UnsubscribeService;
+  /** Address verification (`POST /api/v1/contacts/verify`), and its greylisting retries. */
+  verification: VerificationService;
 }
 
 /**
@@ -218,5 +221,6 @@ export function createServices(deps: ServiceDeps): Services {
     messages,
     suppressions,
     unsubscribe,
+    verification: new VerificationService({ db, clock, config, keys }),
   };
 }

@@ -16,6 +16,9 @@ export interface ContactRow {
   key_id: string;
   created_at: string;
   updated_at: string;
+  /** Migration 027: the verification's JSON and status (absent on rows being written). */
+  verification?: string | null;
+  verification_status?: string | null;
 }
 
 /** Filters of the contact list that SQL can apply without decrypting. */
@@ -27,6 +30,8 @@ export interface ContactFilter {
   grams?: readonly string[];
   /** Only these contact ids (candidates confirmed by decryption). */
   ids?: readonly string[];
+  /** Verification statuses (any of); `unverified` is a contact never verified. */
+  verification?: readonly string[];
 }
 
 export interface ContactWrite {
@@ -59,6 +64,13 @@ function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
   if (filter.tags?.length) {
     clauses.push(`EXISTS (SELECT 1 FROM contact_tags t WHERE t.team_id = c.team_id AND t.contact_id = c.id AND t.tag IN (${placeholders(filter.tags.length)}))`);
     params.push(...filter.tags);
+  }
+  if (filter.verification?.length) {
+    const statuses = filter.verification.filter((v) => v !== "unverified");
+    const parts = statuses.length ? [`c.verification_status IN (${placeholders(statuses.length)})`] : [];
+    if (statuses.length < filter.verification.length) parts.push("c.verification_status IS NULL");
+    clauses.push(`(${parts.join(" OR ")})`);
+    params.push(...statuses);
   }
   if (filter.grams?.length) {
     // One index probe per gram and contact: (team_id, gram, created_at, contact_id) is the primary key.
@@ -195,7 +207,7 @@ export class ContactsRepo {
   exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
     const gramSql = `g.team_id = ? AND g.gram IN (${placeholders(grams.length)})`;
     const keys = [filter.teamId, ...grams.map(gramKey)];
-    if (!filter.statuses?.length && !filter.tags?.length) {
+    if (!filter.statuses?.length && !filter.tags?.length && !filter.verification?.length) {
       const total = (this.stmt(`SELECT COUNT(*) AS n FROM contact_email_ngrams g WHERE ${gramSql}`).get(...keys) as { n: number }).n;
       const ids = this
         .stmt(`SELECT g.contact_id FROM contact_email_ngrams g WHERE ${gramSql} ORDER BY g.created_at DESC, g.contact_id DESC LIMIT ? OFFSET ?`)
@@ -257,7 +269,7 @@ export class ContactsRepo {
 
   /** One page, newest first; `created_at` then `id` makes the order total and stable. */
   page(filter: ContactFilter, limit: number, offset: number): ContactRow[] {
-    if (!filter.statuses?.length && !filter.tags?.length && !filter.grams?.length && !filter.ids) {
+    if (!filter.statuses?.length && !filter.tags?.length && !filter.grams?.length && !filter.ids && !filter.verification?.length) {
       // Unfiltered: walk the covering (team_id, created_at, id) index for the ids, so a deep
       // OFFSET skips index entries instead of reading every skipped row, then fetch the page.
       const ids = (

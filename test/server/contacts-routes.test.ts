@@ -28,6 +28,7 @@ describe("contact routes over a real socket", () => {
       status: "active",
       tags: ["lead", "zurich"],
       timeZone: null,
+      verification: null,
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:00:00.000Z",
     });

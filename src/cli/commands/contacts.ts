@@ -1,8 +1,9 @@
 import { confirm } from "@inquirer/prompts";
 import { Option, type Command } from "commander";
 import { isAppError } from "../../core/errors.js";
-import { ContactStatus, CONTACT_LIMITS, type Contact } from "../../core/schemas/contact.js";
 import { decodeText, readTextFile, type DecodedText } from "../../core/text-file.js";
+import { VerificationStatus, type VerifyResult } from "../../core/schemas/verification.js";
+import { ContactStatus, CONTACT_LIMITS, type Contact } from "../../core/schemas/contact.js";
 import { eachContact } from "../../client/contacts.js";
 import { parseImport, ImportFormatError, type ImportRecord } from "../contact-import.js";
 import { runImport } from "../contact-import-run.js";
@@ -14,12 +15,15 @@ import { choiceListFlag, intFlag, mutuallyExclusive } from "../flags.js";
 import { promptContext, readAllBytes, stdoutWasClosed } from "../io.js";
 import { printJson, printRecord, printRows } from "../output.js";
 import { rateProgress } from "../rate-progress.js";
+import { progressSpinner } from "../progress-spinner.js";
 import { example, withJson } from "./shared.js";
 import { apiFields } from "../flag-language.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const statuses = (value: string | undefined) => choiceListFlag("--status", value, ContactStatus.options);
+const VERIFICATION_FILTERS = [...VerificationStatus.options, "unverified"] as const;
+const verificationFilter = (value: string | undefined) => choiceListFlag("--verification", value, VERIFICATION_FILTERS);
 
 /** A list as the API's comma-list query parameters take it; undefined when empty. */
 function commaList(values: readonly string[] | undefined): string | undefined {
@@ -44,6 +48,17 @@ const EXPORT_COLUMNS = ["email", "name", "phone", "description", "tags", "status
 
 function exportRow(c: Contact): Array<string | null> {
   return [c.email, c.name, c.phone ?? "", c.description ?? "", c.tags.join("; "), c.status, c.id, c.createdAt, c.updatedAt];
+}
+
+function tallyText(t: VerifyResult["byStatus"]): string {
+  return `${t.deliverable} deliverable, ${t.undeliverable} undeliverable, ${t.risky} risky, ${t.unknown} unknown`;
+}
+
+function describeVerification(c: Contact): string {
+  const v = c.verification;
+  if (!v) return "not verified";
+  const flags = [v.checks.role ? "role address" : "", v.checks.disposable ? "disposable domain" : ""].filter(Boolean);
+  return `${v.status} (${v.reason}; smtp ${v.checks.smtp}${flags.length ? `; ${flags.join(", ")}` : ""}; ${v.checkedAt})`;
 }
 
 export function registerContacts(program: Command, ctx: CommandContext): void {
@@ -80,12 +95,13 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
       .option("--search <text>", "part of the email (case-insensitive)")
       .option("--tag <tag>", "has this tag (repeatable, or a comma list: any of them)", collect)
       .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
+      .option("--verification <list>", `comma list of ${VERIFICATION_FILTERS.join(", ")}`)
       .option("--page <n>", "page number (from 1)")
       .option("--limit <n>", "contacts per page, 1 to 100 (default 20)")
       .option("--all", "walk every page"),
-  ).action(async (o: { search?: string; tag?: string[]; status?: string; page?: string; limit?: string; all?: boolean; json?: boolean }) => {
+  ).action(async (o: { search?: string; tag?: string[]; status?: string; verification?: string; page?: string; limit?: string; all?: boolean; json?: boolean }) => {
     const client = await api();
-    const filters = { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)) };
+    const filters = { search: o.search, tags: commaList(tagList(o.tag)), status: commaList(statuses(o.status)), verification: commaList(verificationFilter(o.verification)) };
     const limit = intFlag("--limit", o.limit, { min: 1, max: 100 });
     if (o.all) {
       mutuallyExclusive({ "--all": o.all, "--page": o.page }, "--all walks every page: leave out --page");
@@ -115,12 +131,47 @@ export function registerContacts(program: Command, ctx: CommandContext): void {
         ["description", contact.description],
         ["status", contact.status],
         ["tags", contact.tags.join(", ")],
+        ["verification", describeVerification(contact)],
         ["created", contact.createdAt],
         ["updated", contact.updatedAt],
       ]);
     },
   );
   example(show, "outreach contacts show ct_3kF9x2aB7cD1eF4g");
+
+  const verify = withJson(
+    contacts
+      .command("verify")
+      .description("check addresses: deliverable, undeliverable, risky or unknown, with the reason (SMTP probe with OUTREACH_VERIFY_SMTP=1)")
+      .argument("[ids...]", "contact ids (ct_…), up to 1,000")
+      .option("--all", "every contact of the workspace (an interrupted run is continued)"),
+  ).action(async (ids: string[], o: { all?: boolean; json?: boolean }) => {
+    mutuallyExclusive({ "--all": o.all, "contact ids": ids.length > 0 }, "give contact ids or --all, not both");
+    if (!o.all && ids.length === 0) throw new UsageError("give contact ids or --all");
+    const client = await api();
+    const body = o.all ? { all: true as const } : { contactIds: ids };
+    const spinner = progressSpinner(ctx.io, "verifying…");
+    let result: VerifyResult | undefined;
+    try {
+      for await (const event of client.stream("contacts.verify", { body, signal: ctx.io.signal })) {
+        if (event.type === "progress") {
+          const p = event.data;
+          spinner.update(`verified ${p.checked}${p.total === null ? "" : ` of ${p.total}`}: ${tallyText(p.byStatus)}`);
+        } else result = event.data;
+      }
+    } catch (err) {
+      // What was verified stays verified (each contact is written as it is checked).
+      spinner.fail("stopped: the contacts verified so far keep their result");
+      // Ctrl-C: the server side may have reported the abort before the client saw it.
+      if (ctx.io.signal?.aborted) throw Object.assign(new Error("interrupted"), { name: "AbortError" });
+      throw err;
+    }
+    spinner.stop();
+    if (!result) return;
+    if (o.json) return printJson(ctx.io, result);
+    ctx.io.stdout.write(`verified ${result.checked}: ${tallyText(result.byStatus)}\n`);
+  });
+  example(verify, "outreach contacts verify --all", "outreach contacts verify ct_3kF9x2aB7cD1eF4g ct_8hJ2k4mN6pQ8rS1t", "outreach contacts list --verification undeliverable");
 
   const update = withJson(
     contacts

@@ -77,7 +77,7 @@ export const campaignOperations = defineOperations({
     operationId: "launchCampaign",
     summary: "Launch a one-time campaign: one execution per matching contact",
     description:
-      "Contacts that are active, have any of `tags` (all when none) and are not suppressed. 409: a lifetime campaign, already launched, " +
+      "Contacts that are active, have any of `tags` (all when none) and are not suppressed. Contacts verified `undeliverable` get a `skipped` execution (its `error` says why) unless `includeUndeliverable: true`; `skipped` counts them. 409: a lifetime campaign, already launched, " +
       "no body, no verified sending domain, no brand postal address, or no contact matching.",
     tag: "campaigns",
     addition: true,

@@ -9,6 +9,7 @@ import {
   ContactResponse,
   ContactUpdate,
 } from "../schemas/contact.js";
+import { VerifyBody, VerifyProgress, VerifyResult } from "../schemas/verification.js";
 import { defineOperations } from "./operation.js";
 
 export const contactOperations = defineOperations({
@@ -40,13 +41,31 @@ export const contactOperations = defineOperations({
     body: ContactImportBody,
     response: ContactImportResponse,
   },
+  "contacts.verify": {
+    method: "POST",
+    path: "/api/v1/contacts/verify",
+    operationId: "verifyContacts",
+    summary: "Verify contacts' addresses: deliverable, undeliverable, risky or unknown, with the reason (JSON or NDJSON progress)",
+    description:
+      "Exactly one of `contactIds` (up to 1,000) and `all: true`. Checks, in order: syntax, DNS (MX or implicit MX), disposable domain, and with `OUTREACH_VERIFY_SMTP=1` an SMTP probe (RCPT TO, never DATA). " +
+      "Each contact's result is written as soon as it is known; an interrupted `all` run is continued by the next one. An unknown or another workspace's id is a 404. " +
+      "With `Accept: application/x-ndjson` the answer is a stream of progress lines and one complete or error line.",
+    tag: "contacts",
+    addition: true,
+    auth: "user",
+    body: VerifyBody,
+    response: VerifyResult,
+    stream: { progress: VerifyProgress },
+    errorStyle: "coded",
+    errors: [400, 404, 409],
+  },
   "contacts.list": {
     method: "GET",
     path: "/api/v1/contacts",
     operationId: "listContacts",
     summary: "List the active workspace's contacts, newest first, with filters",
     description:
-      "`search`: case-insensitive substring of the email (searches shorter than 3 characters scan at most 5,000 contacts, else 400); `tags`: comma list, any of; `status`: comma list of active, unsubscribed. Out-of-range values are a 400.",
+      "`search`: case-insensitive substring of the email (searches shorter than 3 characters scan at most 5,000 contacts, else 400); `tags`: comma list, any of; `status`: comma list of active, unsubscribed; `verification` (an addition): comma list of deliverable, undeliverable, risky, unknown, unverified. Out-of-range values are a 400.",
     tag: "contacts",
     endpoint: 10,
     auth: "user",

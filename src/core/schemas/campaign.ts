@@ -105,6 +105,8 @@ export const LaunchBody = z.strictObject({
   tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
   statuses: z.array(z.literal("active")).max(1).optional(),
   scheduledAt: DateTimeInput.nullable().optional(),
+  /** Addition: also send to contacts verified `undeliverable` (skipped by default). */
+  includeUndeliverable: z.boolean().optional(),
 });
 export type LaunchBody = z.infer<typeof LaunchBody>;
 
@@ -226,7 +228,14 @@ export const CampaignDetail = z
   })
   .meta({ id: "CampaignDetail" });
 
-export const LaunchResponse = z.object({ campaign: Campaign, queued: z.number().int() }).meta({ id: "LaunchResponse" });
+export const LaunchResponse = z
+  .object({
+    campaign: Campaign,
+    queued: z.number().int(),
+    /** Addition: contacts given a `skipped` execution instead, by reason. */
+    skipped: z.object({ undeliverable: z.number().int() }),
+  })
+  .meta({ id: "LaunchResponse" });
 
 export const PreviewQuery = z.strictObject({
   contactId: IdParam,

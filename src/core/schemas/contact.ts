@@ -6,6 +6,7 @@ import { TimeZoneName } from "./sequence.js";
 const ContactTimeZone = TimeZoneName.nullable().optional().describe(
   "Addition (sequences): the contact's IANA time zone for send windows (set from a lead's coordinates on import); null: the brand's.",
 );
+import { Verification, VerificationStatus } from "./verification.js";
 
 /**
  * Bounds of contact fields (docs/api.md, "Contacts"). Every one is enforced with a 400
@@ -96,6 +97,11 @@ export const Contact = z
     status: ContactStatus,
     tags: z.array(z.string()),
     timeZone: z.string().nullable().describe("Addition (sequences): the contact's IANA time zone for send windows; null: the brand's."),
+    /**
+     * Addition: the last address verification, null before one (or after the email changed).
+     * Optional on the wire: a server without verification (service-api.md) leaves it out.
+     */
+    verification: Verification.nullable().optional(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -127,6 +133,8 @@ export const ContactListQuery = z.strictObject({
   search: z.string().trim().min(1).max(CONTACT_LIMITS.email).optional(),
   tags: commaList(ContactTag, CONTACT_LIMITS.tags).optional(),
   status: commaList(ContactStatus, ContactStatus.options.length).optional(),
+  /** Addition: comma list of verification statuses, or `unverified` (never verified). */
+  verification: commaList(z.enum([...VerificationStatus.options, "unverified"]), VerificationStatus.options.length + 1).optional(),
 });
 export type ContactListQuery = z.output<typeof ContactListQuery>;
 
