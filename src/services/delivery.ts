@@ -16,6 +16,7 @@ import { recipientDomainKey, retryDelayMs, RETRY_WINDOW_MS } from "./delivery-po
 import type { SendingDomainService } from "./sending-domains.js";
 import type { SuppressionList } from "./suppressions.js";
 import type { Keyring } from "../core/crypto.js";
+import { processAlive } from "./heartbeat-lock.js";
 
 /**
  * Test seams between the steps of one delivery (claim → send → record). A hook that
@@ -77,16 +78,6 @@ const UNCONFIRMED_NOTE =
   "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; " +
   "it may have been delivered, and is not sent again";
 
-function defaultProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it is someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function emptyPass(): PassResult {
   return { claimed: 0, sent: 0, failed: 0, retried: 0, skipped: 0, unconfirmed: 0 };
 }
@@ -122,7 +113,7 @@ export class DeliveryService {
     this.repo = new DeliveriesRepo(deps.db);
     this.campaigns = new CampaignsRepo(deps.db);
     this.pid = deps.pid ?? process.pid;
-    this.alive = deps.processAlive ?? defaultProcessAlive;
+    this.alive = deps.processAlive ?? processAlive;
   }
 
   private now(): Date {

@@ -36,6 +36,7 @@ import { SuppressionList, suppressionsColumnSet } from "./suppressions.js";
 import { UnsubscribeService } from "./unsubscribe.js";
 import { instanceSecretsColumnSet, UnsubscribeTokens } from "./unsubscribe-tokens.js";
 import type { Relay } from "../providers/smtp/relay.js";
+import { ReplyRecords, repliesColumnSet } from "./reply-records.js";
 
 export type { ServiceDeps } from "./deps.js";
 
@@ -77,6 +78,8 @@ export interface Services {
   messages: OutgoingMessages;
   suppressions: SuppressionList;
   unsubscribe: UnsubscribeService;
+  /** Replies read from the mailbox: recorded by the sync, listed by the API. */
+  replies: ReplyRecords;
 }
 
 /**
@@ -155,6 +158,7 @@ export function createServices(deps: ServiceDeps): Services {
   keyRotation.register(sendingDomainsColumnSet());
   keyRotation.register(suppressionsColumnSet(db));
   keyRotation.register(instanceSecretsColumnSet());
+  keyRotation.register(repliesColumnSet());
   const sendingDomains = new SendingDomainService({ db, clock, config, dkimKeys: deps.dkimKeys, plans, keys });
   const brand = new BrandService({ db, clock });
   const templates = new MessageTemplates();
@@ -165,6 +169,7 @@ export function createServices(deps: ServiceDeps): Services {
   const messages = new OutgoingMessages({ templates, tokens, publicUrl: config.publicUrl ?? "http://127.0.0.1:8787" });
   const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages });
   const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
+  const replies = new ReplyRecords({ db, clock, keys, contacts });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
@@ -207,5 +212,6 @@ export function createServices(deps: ServiceDeps): Services {
     messages,
     suppressions,
     unsubscribe,
+    replies,
   };
 }

@@ -1,4 +1,5 @@
 import { brandOperations } from "./brand.js";
+import { campaignReplyOperations } from "./campaign-replies.js";
 import { campaignOperations } from "./campaigns.js";
 import { contactOperations } from "./contacts.js";
 import { leadOperations } from "./leads.js";
@@ -24,6 +25,7 @@ export const contract = {
   ...leadOperations,
   ...contactOperations,
   ...campaignOperations,
+  ...campaignReplyOperations,
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,

@@ -1,5 +1,6 @@
 import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
 import { brandRoutes } from "./brand.js";
+import { campaignReplyRoutes } from "./campaign-replies.js";
 import { campaignRoutes } from "./campaigns.js";
 import { contactRoutes } from "./contacts.js";
 import { leadRoutes } from "./leads.js";
@@ -16,6 +17,7 @@ const bindings: RouteBindings = {
   ...leadRoutes,
   ...contactRoutes,
   ...campaignRoutes,
+  ...campaignReplyRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,
