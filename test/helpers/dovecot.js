@@ -67,6 +67,8 @@ default_internal_group = ${asRoot ? "dovecot" : me.username}
 default_login_user = ${asRoot ? "dovenull" : me.username}
 mail_location = maildir:${join(dir, "mail")}
 mailbox_list_index = no
+# Test data: no fsync per message (the bench APPENDs thousands).
+mail_fsync = never
 namespace inbox {
   inbox = yes
   separator = /

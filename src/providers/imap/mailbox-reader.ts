@@ -95,10 +95,14 @@ export class MailboxReader {
 
   constructor(private readonly settings: ImapSettings, private readonly options: { timeoutMs?: number } = {}) {}
 
-  /** The mailbox's identity in the cursors: the same account and folder on the same server. */
+  /**
+   * The mailbox's identity in the cursors: the same account and folder on the same host.
+   * Not the port or the scheme: switching from imap:// to imaps:// (or through a proxy)
+   * reads the same mailbox, whose UIDVALIDITY says whether its UIDs still hold.
+   */
   get mailboxKey(): string {
     const s = this.settings;
-    return `${s.user.toLowerCase()}@${s.host.toLowerCase()}:${s.port}/${s.mailbox}`;
+    return `${s.user.toLowerCase()}@${s.host.toLowerCase()}/${s.mailbox}`;
   }
 
   /**
