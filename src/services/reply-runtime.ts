@@ -1,3 +1,4 @@
+import type { Clock } from "../core/clock.js";
 import { conflict } from "../core/errors.js";
 import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
 import { MailboxWatchLock } from "./heartbeat-lock.js";
@@ -44,17 +45,22 @@ export interface MailboxWatch {
 }
 
 /** `outreach serve`: watches OUTREACH_IMAP_URL when it is set (undefined otherwise). */
-export function startMailboxWatcher(services: Services, options: { log: (line: string) => void; onPass?: (summary: SyncSummary) => void; pid?: number }): MailboxWatch | undefined {
-  if (!services.deps.config.imap) return undefined;
-  const { db, clock, config } = services.deps;
+export function startMailboxWatcher(
+  services: Services,
+  options: { log: (line: string) => void; onPass?: (summary: SyncSummary) => void; pid?: number; clock?: Clock; lockWaitMs?: number; settings?: ImapSettings },
+): MailboxWatch | undefined {
+  if (!services.deps.config.imap && !options.settings) return undefined;
+  const { db, config } = services.deps;
+  const clock = options.clock ?? services.deps.clock;
   const lock = new MailboxWatchLock({ db, clock, pid: options.pid });
   const watcher = new ReplyWatcher({
     clock,
-    sync: createReplySync(services, { log: options.log }),
+    sync: createReplySync(services, { log: options.log, settings: options.settings }),
     lock,
     pollMs: config.imapPollSeconds * 1000,
     log: options.log,
     onPass: options.onPass,
+    lockWaitMs: options.lockWaitMs,
   });
   const abort = new AbortController();
   const running = watcher.run(abort.signal).catch((err: unknown) => options.log(`mailbox watch stopped: ${err instanceof Error ? err.message : String(err)}`));

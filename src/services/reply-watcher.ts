@@ -15,7 +15,9 @@ export interface ReplyWatcherDeps {
   /** OUTREACH_IMAP_POLL_SECONDS, in ms: the pass interval without IDLE (and a safety net with it). */
   pollMs: number;
   log: (line: string) => void;
-  /** Called after each pass that read something (the bench and tests watch it). */
+  /** How often a waiting process looks at the holder's lock (default 10 s). */
+  lockWaitMs?: number;
+  /** Called after each pass (the bench and tests watch it). */
   onPass?: (summary: SyncSummary) => void;
 }
 
@@ -47,7 +49,7 @@ export class ReplyWatcher {
           if (!got.ok) {
             if (toldHolder !== got.holder) log(`mailbox watch waits: ${got.holder} watches the mailbox of this data directory`);
             toldHolder = got.holder;
-            await this.deps.clock.sleep(LOCK_WAIT_MS, signal).catch(() => {});
+            await this.deps.clock.sleep(this.deps.lockWaitMs ?? LOCK_WAIT_MS, signal).catch(() => {});
             continue;
           }
           log("mailbox watch started");
@@ -87,6 +89,11 @@ export class ReplyWatcher {
     });
     const box = await reader.open();
     connected();
+    this.deps.log(
+      box.idle
+        ? `mailbox: watching ${reader.mailboxKey} with IDLE`
+        : `mailbox: watching ${reader.mailboxKey} by polling every ${Math.round(this.deps.pollMs / 1000)} s (the server offers no IDLE)`,
+    );
     const { sync, lock, clock, pollMs } = this.deps;
     let lastPass = 0;
     for (;;) {

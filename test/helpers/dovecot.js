@@ -34,7 +34,7 @@ async function waitForGreeting(port, deadlineMs) {
 }
 
 /**
- * Start Dovecot. Returns `{port, user, pass, url(mailbox), stop(), dir}`. As root (CI) the
+ * Start Dovecot (`noIdle`: a server that does not offer IDLE, so clients poll). Returns `{port, user, pass, url(mailbox), stop(), dir}`. As root (CI) the
  * login and internal processes run as the package's `dovenull`/`dovecot` users and the mail
  * belongs to `dovecot`; as another user, everything runs as that user.
  */
@@ -102,6 +102,7 @@ userdb {
 }
 protocol imap {
   imap_idle_notify_interval = 1 secs
+${options.noIdle ? "  imap_capability = IMAP4rev1 LITERAL+ ENABLE UIDPLUS" : ""}
 }
 `;
   const conf = join(dir, "dovecot.conf");

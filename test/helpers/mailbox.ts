@@ -12,8 +12,8 @@ afterEach(async () => {
 });
 
 /** A private Dovecot for this test (stopped by PID after it). */
-export async function testDovecot(): Promise<Dovecot> {
-  const dovecot = await startDovecot();
+export async function testDovecot(options: { noIdle?: boolean } = {}): Promise<Dovecot> {
+  const dovecot = await startDovecot(options);
   running.push(dovecot);
   return dovecot;
 }
