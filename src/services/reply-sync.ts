@@ -116,9 +116,13 @@ export class ReplySync {
       const messages = await reader.headers(from, to);
       const decided: Decided[] = [];
       for (const message of messages) decided.push({ message, verdict: await matcher.verdict(message, { sentFolder }) });
-      for (const d of decided) {
-        if (d.verdict.kind !== "reply" && d.verdict.kind !== "dsn") continue;
-        const source = await reader.source(d.message.uid, BODY_BYTES);
+      const wanted = decided.filter((d) => d.verdict.kind === "reply" || d.verdict.kind === "dsn");
+      const sources = await reader.sources(
+        wanted.map((d) => d.message.uid),
+        BODY_BYTES,
+      );
+      for (const d of wanted) {
+        const source = sources.get(d.message.uid);
         d.content = source ? await readMessageContent(source) : { text: "", reportedRecipients: [] };
         if (d.verdict.kind === "reply" && !d.verdict.autoReply) d.peers = this.deps.records.domainPeers(d.verdict.target);
       }

@@ -186,10 +186,17 @@ export class MailboxReader {
     return out.filter((m) => m.uid >= from && m.uid <= to).sort((a, b) => a.uid - b.uid);
   }
 
-  /** The first `maxBytes` of a message (BODY.PEEK[]<0.maxBytes>): for the snippet and DSNs. */
-  async source(uid: number, maxBytes: number): Promise<Buffer | undefined> {
-    const message = await this.opened().fetchOne(String(uid), { uid: true, source: { start: 0, maxLength: maxBytes } }, { uid: true });
-    return message ? message.source : undefined;
+  /**
+   * The first `maxBytes` of some messages (BODY.PEEK[]<0.maxBytes>), for snippets and DSNs:
+   * one UID FETCH for the lot, so a range's replies cost one round trip.
+   */
+  async sources(uids: readonly number[], maxBytes: number): Promise<Map<number, Buffer>> {
+    const out = new Map<number, Buffer>();
+    if (uids.length === 0) return out;
+    for await (const message of this.opened().fetch(uids.join(","), { uid: true, source: { start: 0, maxLength: maxBytes } }, { uid: true })) {
+      if (message.source) out.set(message.uid, message.source);
+    }
+    return out;
   }
 
   /** The mailbox's UIDNEXT and size as imapflow last saw them. */
@@ -199,8 +206,13 @@ export class MailboxReader {
     return { uidNext: box.uidNext, exists: box.exists, uidValidity: box.uidValidity.toString() };
   }
 
-  /** UIDNEXT now (STATUS): the UID the next message will get. */
+  /**
+   * UIDNEXT now: the UID the next message will get. NOOP first: a server answers STATUS of
+   * the selected mailbox from the session's view, which only a command that syncs it
+   * (NOOP, IDLE) brings up to date.
+   */
   async uidNext(): Promise<number> {
+    await this.opened().noop();
     const status = await this.opened().status(this.settings.mailbox, { uidNext: true });
     return status ? (status.uidNext ?? 0) : 0;
   }
