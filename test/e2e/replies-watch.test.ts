@@ -47,8 +47,11 @@ describe("serve's mailbox watcher", () => {
     expect(lockRow(c)).toBeUndefined();
   });
 
-  it("without IDLE: it polls every OUTREACH_IMAP_POLL_SECONDS", async () => {
-    const c = await sentCampaign([{ email: "jan@praxis-jan.test", name: "Jan" }]);
+  it("without IDLE: it polls every OUTREACH_IMAP_POLL_SECONDS, and each poll sees the mail that came since", async () => {
+    const c = await sentCampaign([
+      { email: "jan@praxis-jan.test", name: "Jan" },
+      { email: "kim@praxis-kim.test", name: "Kim" },
+    ]);
     c.setup.instance.services.deps.config.imapPollSeconds = 1;
     const dovecot = await testDovecot({ noIdle: true });
     const logs: string[] = [];
@@ -56,6 +59,9 @@ describe("serve's mailbox watcher", () => {
     await until("the watch to start", () => logs.some((l) => l.includes("by polling every 1 s (the server offers no IDLE)")));
     await appendMessages(dovecot, [mail({ From: "jan@praxis-jan.test", To: OUR, Subject: "AW: Hello Jan" }, "Ja.")]);
     await until("the step to be skipped", () => c.nextStep()["jan@praxis-jan.test"] === "skipped");
+    // A later poll on the same connection: the server's UIDNEXT must be read afresh.
+    await appendMessages(dovecot, [mail({ From: "kim@praxis-kim.test", To: OUR, Subject: "Re: Hello Kim" }, "Yes.")]);
+    await until("the second step to be skipped", () => c.nextStep()["kim@praxis-kim.test"] === "skipped");
     await watcher.stop();
   });
 
