@@ -55,6 +55,8 @@ export function decodeWords(value: string): string {
 export class ReplyMatcher {
   private readonly repo: RepliesRepo;
   private ourSenders: Set<string> | undefined;
+  /** Workspaces that sent in the window, read once per pass (a scan of the executions). */
+  private teams: string[] | undefined;
   /** Rendered subjects by execution: one render per execution per sync. */
   private readonly subjects = new Map<string, string>();
 
@@ -94,7 +96,8 @@ export class ReplyMatcher {
     const reply = baseSubject(subject);
     if (!reply.replied || !reply.base) return undefined;
     const since = new Date(this.deps.clock.now().getTime() - SUBJECT_MATCH_DAYS * 86_400_000).toISOString();
-    for (const teamId of this.repo.teamsSentSince(since)) {
+    this.teams ??= this.repo.teamsSentSince(since);
+    for (const teamId of this.teams) {
       const contact = this.deps.contacts.findByEmail(teamId, from);
       if (!contact) continue;
       for (const target of this.repo.sentToContactSince(contact.id, since)) {

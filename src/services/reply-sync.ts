@@ -106,14 +106,24 @@ export class ReplySync {
     const batch = this.deps.batchSize ?? HEADER_BATCH;
     let uidNext = Math.max(box.uidNext, reader.current()?.uidNext ?? 0);
     let from = this.repo.lastUid(key, box.uidValidity) + 1;
+    // The next range's headers are asked for before this range is matched and recorded, so
+    // the server streams them while we work (imapflow queues the commands in order).
+    let ahead: { from: number; to: number; headers: Promise<MailboxHeaders[]> } | undefined;
+    const ask = (start: number) => {
+      const end = Math.min(start + batch - 1, uidNext - 1);
+      const headers = reader.headers(start, end);
+      headers.catch(() => {}); // awaited below; a failure surfaces there
+      return { from: start, to: end, headers };
+    };
     while (!signal?.aborted) {
-      if (from >= uidNext) {
+      if (!ahead && from >= uidNext) {
         // UIDNEXT may have moved since EXAMINE (new mail): ask before stopping.
         uidNext = Math.max(uidNext, await reader.uidNext());
         if (from >= uidNext) break;
       }
-      const to = Math.min(from + batch - 1, uidNext - 1);
-      const messages = await reader.headers(from, to);
+      const range = ahead ?? ask(from);
+      ahead = range.to + 1 < uidNext ? ask(range.to + 1) : undefined;
+      const messages = await range.headers;
       const decided: Decided[] = [];
       for (const message of messages) decided.push({ message, verdict: await matcher.verdict(message, { sentFolder }) });
       const wanted = decided.filter((d) => d.verdict.kind === "reply" || d.verdict.kind === "dsn");
@@ -126,9 +136,11 @@ export class ReplySync {
         d.content = source ? await readMessageContent(source) : { text: "", reportedRecipients: [] };
         if (d.verdict.kind === "reply" && !d.verdict.autoReply) d.peers = this.deps.records.domainPeers(d.verdict.target);
       }
-      this.commit(key, box.uidValidity, to, decided, summary);
-      from = to + 1;
+      this.commit(key, box.uidValidity, range.to, decided, summary);
+      from = range.to + 1;
     }
+    // Aborted with a range in flight: let it finish before the connection is closed.
+    await ahead?.headers.catch(() => {});
   }
 
   private commit(key: string, uidValidity: string, to: number, decided: Decided[], summary: SyncSummary): void {
