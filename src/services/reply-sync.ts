@@ -29,7 +29,7 @@ export function emptySummary(): SyncSummary {
 }
 
 /** UIDs per UID FETCH of headers: bounds memory whatever the mailbox's size. */
-const HEADER_BATCH = 500;
+const HEADER_BATCH = 1000;
 /** Bytes of a message read for its snippet or DSN report (BODY.PEEK[]<0.N>). */
 const BODY_BYTES = 256 * 1024;
 
@@ -133,7 +133,7 @@ export class ReplySync {
       );
       for (const d of wanted) {
         const source = sources.get(d.message.uid);
-        d.content = source ? await readMessageContent(source) : { text: "", reportedRecipients: [] };
+        d.content = source ? await contentOf(source) : { text: "", reportedRecipients: [] };
         if (d.verdict.kind === "reply" && !d.verdict.autoReply) d.peers = this.deps.records.domainPeers(d.verdict.target);
       }
       this.commit(key, box.uidValidity, range.to, decided, summary);
@@ -198,6 +198,15 @@ export class ReplySync {
       }
     }
     return false;
+  }
+}
+
+/** A body mailparser cannot read is a reply without a snippet, not a pass that fails for ever. */
+async function contentOf(source: Buffer): Promise<MessageContent> {
+  try {
+    return await readMessageContent(source);
+  } catch {
+    return { text: "", reportedRecipients: [] };
   }
 }
 
