@@ -98,3 +98,27 @@ describe("serve's mailbox watcher", () => {
     expect(lockRow(c)).toBeUndefined();
   });
 });
+
+describe("outreach serve with OUTREACH_IMAP_URL (the built binary)", () => {
+  it("two serve processes: one watches; after a kill -9 the other takes over and reads the reply; SIGTERM stops it cleanly and frees the lock", async () => {
+    const { spawnServe } = await import("../helpers/serve-bin.js");
+    const c = await sentCampaign([{ email: "mia@praxis-mia.test", name: "Mia" }]);
+    const dovecot = await testDovecot();
+    const dataDir = c.setup.instance.services.deps.dataDir;
+    const env = { HOME: process.env.HOME, OUTREACH_IMAP_URL: dovecot.url() };
+    const first = await spawnServe(dataDir, env);
+    await until("the first watcher", () => first.stderr().includes("mailbox watch started"));
+    const second = await spawnServe(dataDir, env);
+    await until("the second to wait", () => second.stderr().includes(`mailbox watch waits: process ${first.child.pid} on`));
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await appendMessages(dovecot, [mail({ From: "mia@praxis-mia.test", To: OUR, Subject: "Re: Hello Mia", "In-Reply-To": c.messageId["mia@praxis-mia.test"] }, "Gern.")]);
+    await until("the takeover", () => second.stderr().includes("mailbox watch started"), 30_000);
+    await until("the reply", () => c.nextStep()["mia@praxis-mia.test"] === "skipped", 30_000);
+    expect(second.stderr()).toMatch(/mailbox: 1 message\(s\) read: 1 reply/);
+    second.child.kill("SIGTERM");
+    expect((await second.exited).code).toBe(0);
+    expect(lockRow(c)).toBeUndefined();
+    expect(second.stderr()).not.toMatch(/mailbox watch stopped|connection lost/);
+  }, 90_000);
+});
