@@ -101,10 +101,11 @@ describe("reply sync faults", () => {
   it("kill -9 during a sync, then a restart: each reply is counted once", async () => {
     const c = await sentCampaign(PEOPLE);
     const dovecot = await testDovecot();
-    // Three header batches of 500: the kill lands after the first is committed.
+    // Two UID ranges (1,000 and the rest): the kill lands after the first is committed, while
+    // the second waits for its bodies through the slow link (two 50 ms hops at least).
     await appendMessages(dovecot, repliesAmong(c, 1400));
     // Slow enough that the kill comes before the end.
-    const proxy = await faultyProxy(dovecot.port, { delayMs: 20 });
+    const proxy = await faultyProxy(dovecot.port, { delayMs: 50 });
     const dataDir = c.setup.instance.services.deps.dataDir;
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, OUTREACH_DATA_DIR: dataDir, OUTREACH_IMAP_URL: `imap://${encodeURIComponent(dovecot.user)}:${encodeURIComponent(dovecot.pass)}@127.0.0.1:${proxy.port}/INBOX` };
     const child = spawn(process.execPath, [BIN, "replies", "sync"], { env, stdio: ["ignore", "pipe", "pipe"] });

@@ -190,4 +190,24 @@ describe("reply detection from a real IMAP mailbox (Dovecot)", () => {
     expect(summary).toMatchObject({ messages: 1, own: 1, replies: 0 });
     expect(c.nextStep()["paul@praxis-paul.test"]).toBe("pending");
   });
+
+  it("a new UIDVALIDITY: the mailbox is read again from its first message, and replies recorded before (same Message-ID) are not recorded twice", async () => {
+    const c = await sentCampaign([
+      { email: "nina@praxis-nina.test", name: "Nina" },
+      { email: "otto@praxis-otto.test", name: "Otto" },
+    ]);
+    const dovecot = await testDovecot();
+    await appendMessages(dovecot, [
+      mail({ From: "nina@praxis-nina.test", To: OUR, Subject: "Re: Hello Nina", "Message-ID": "<n1@praxis-nina.test>", "In-Reply-To": c.messageId["nina@praxis-nina.test"] }, "Yes"),
+    ]);
+    expect(await c.sync(dovecot)).toMatchObject({ messages: 1, replies: 1 });
+    // As if the server had rebuilt the folder: what we stored belongs to another UIDVALIDITY.
+    const db = c.setup.instance.services.deps.db;
+    db.prepare("UPDATE mailbox_cursors SET uid_validity = '1'").run();
+    db.prepare("UPDATE campaign_replies SET uid_validity = '1'").run();
+    await appendMessages(dovecot, [mail({ From: "otto@praxis-otto.test", To: OUR, Subject: "Re: Hello Otto", "Message-ID": "<o1@praxis-otto.test>" }, "Ok")]);
+    expect(await c.sync(dovecot)).toMatchObject({ messages: 2, replies: 1 });
+    expect(db.prepare("SELECT COUNT(*) FROM campaign_replies").pluck().get()).toBe(2);
+    expect(db.prepare("SELECT COUNT(*) FROM mailbox_cursors").pluck().get()).toBe(2);
+  });
 });
