@@ -60,6 +60,8 @@ listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+# The wrong-password tests need no brute-force delay.
+auth_failure_delay = 0
 first_valid_uid = 0
 first_valid_gid = 0
 default_internal_user = ${asRoot ? "dovecot" : me.username}
