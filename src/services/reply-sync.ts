@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import { AppError } from "../core/errors.js";
 import { isPermanentMailboxError, MailboxReader, type ImapSettings, type MailboxHeaders, type OpenMailbox } from "../providers/imap/mailbox-reader.js";
-import { readMessageContent, type MessageContent } from "../providers/imap/message-content.js";
+import { quickPlainText, readMessageContent, type MessageContent } from "../providers/imap/message-content.js";
 import type { Db } from "../store/db.js";
 import { RepliesRepo } from "../store/replies.js";
 import type { BounceService } from "./bounces.js";
@@ -133,7 +133,7 @@ export class ReplySync {
       );
       for (const d of wanted) {
         const source = sources.get(d.message.uid);
-        d.content = source ? await contentOf(source) : { text: "", reportedRecipients: [] };
+        d.content = source ? await contentOf(source, d.verdict.kind === "dsn") : { text: "", reportedRecipients: [] };
         if (d.verdict.kind === "reply" && !d.verdict.autoReply) d.peers = this.deps.records.domainPeers(d.verdict.target);
       }
       this.commit(key, box.uidValidity, range.to, decided, summary);
@@ -202,7 +202,9 @@ export class ReplySync {
 }
 
 /** A body mailparser cannot read is a reply without a snippet, not a pass that fails for ever. */
-async function contentOf(source: Buffer): Promise<MessageContent> {
+async function contentOf(source: Buffer, report: boolean): Promise<MessageContent> {
+  const quick = report ? undefined : quickPlainText(source);
+  if (quick !== undefined) return { text: quick, reportedRecipients: [] };
   try {
     return await readMessageContent(source);
   } catch {
