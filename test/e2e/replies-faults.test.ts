@@ -101,11 +101,12 @@ describe("reply sync faults", () => {
   it("kill -9 during a sync, then a restart: each reply is counted once", async () => {
     const c = await sentCampaign(PEOPLE);
     const dovecot = await testDovecot();
-    // Two UID ranges (1,000 and the rest): the kill lands after the first is committed, while
-    // the second waits for its bodies through the slow link (two 50 ms hops at least).
+    // Two UID ranges (1,000 and the rest), each with replies. The link hangs when the bodies
+    // of the second range are asked for: the first range is committed, the second can never
+    // be, and the kill lands there.
     await appendMessages(dovecot, repliesAmong(c, 1400));
-    // Slow enough that the kill comes before the end.
-    const proxy = await faultyProxy(dovecot.port, { delayMs: 50 });
+    let bodyFetches = 0;
+    const proxy = await faultyProxy(dovecot.port, { holdWhen: (chunk) => /BODY\.PEEK\[\]/i.test(chunk) && ++bodyFetches === 2 });
     const dataDir = c.setup.instance.services.deps.dataDir;
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, OUTREACH_DATA_DIR: dataDir, OUTREACH_IMAP_URL: `imap://${encodeURIComponent(dovecot.user)}:${encodeURIComponent(dovecot.pass)}@127.0.0.1:${proxy.port}/INBOX` };
     const child = spawn(process.execPath, [BIN, "replies", "sync"], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -113,13 +114,15 @@ describe("reply sync faults", () => {
     const watcher = new Database(databasePath(dataDir), { readonly: true });
     const cursor = () => (watcher.prepare("SELECT MAX(last_uid) FROM mailbox_cursors").pluck().get() as number | null) ?? 0;
     const deadline = Date.now() + 60_000;
-    while (cursor() === 0 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    while (!(proxy.held && cursor() > 0) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
     const at = cursor();
     child.kill("SIGKILL");
     await exited;
     watcher.close();
-    expect(at).toBeGreaterThan(0);
-    expect(at).toBeLessThan(1400 + PEOPLE.length); // killed before the end
+    expect(proxy.held).toBe(true);
+    expect(at).toBe(1000); // the first range, committed; the second never was
+    expect(countReplies(c)).toBeGreaterThan(0);
+    expect(countReplies(c)).toBeLessThan(PEOPLE.length);
 
     const result = await runCli(["replies", "sync", "--json"], { env: cliEnv({ OUTREACH_DATA_DIR: dataDir, OUTREACH_IMAP_URL: `imap://${encodeURIComponent(dovecot.user)}:${encodeURIComponent(dovecot.pass)}@127.0.0.1:${dovecot.port}/INBOX` }) });
     expect(result.code, result.stderr).toBe(0);

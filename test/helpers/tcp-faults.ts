@@ -41,11 +41,16 @@ export interface ProxyOptions {
    * the server's next answer chunk (a connection dropped in the middle of a response).
    */
   cutAfter?: (clientChunk: string) => boolean;
+  /**
+   * Called with each chunk the client sends; return true to hang this connection from that
+   * chunk on (nothing more is forwarded either way): a server that stopped answering.
+   */
+  holdWhen?: (clientChunk: string) => boolean;
 }
 
 /** A proxy on 127.0.0.1 in front of a real server (`targetPort`), with faults. */
-export async function faultyProxy(targetPort: number, options: ProxyOptions = {}): Promise<{ port: number; connections: number; cuts: number }> {
-  const stats = { port: 0, connections: 0, cuts: 0 };
+export async function faultyProxy(targetPort: number, options: ProxyOptions = {}): Promise<{ port: number; connections: number; cuts: number; held: boolean }> {
+  const stats = { port: 0, connections: 0, cuts: 0, held: false };
   stats.port = await listen((client) => {
     // Each direction forwards its chunks in order, each `delayMs` after the one before.
     const queue = () => {
@@ -63,13 +68,18 @@ export async function faultyProxy(targetPort: number, options: ProxyOptions = {}
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
     let cutPending = false;
+    let held = false;
     client.on("data", (chunk: Buffer) => {
+      if (held || options.holdWhen?.(chunk.toString("latin1"))) {
+        held = stats.held = true;
+        return;
+      }
       if (options.cutAfter?.(chunk.toString("latin1"))) cutPending = true;
       toServer(() => !upstream.destroyed && upstream.write(chunk));
     });
     upstream.on("data", (chunk: Buffer) => {
       toClient(() => {
-        if (client.destroyed) return;
+        if (client.destroyed || held) return;
         if (cutPending) {
           // Half of the answer, then the line goes dead.
           client.write(chunk.subarray(0, Math.max(1, chunk.length >> 1)));
