@@ -10,6 +10,7 @@ import { registerAuth } from "./commands/auth.js";
 import { registerDeliver } from "./commands/deliver.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
+import { registerCampaignReplies } from "./commands/campaign-replies.js";
 import { registerCampaigns } from "./commands/campaigns.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerContacts } from "./commands/contacts.js";
@@ -17,6 +18,7 @@ import { registerInit } from "./commands/init.js";
 import { registerKeys } from "./commands/keys.js";
 import { registerPlaces } from "./commands/places.js";
 import { registerLeads } from "./commands/leads.js";
+import { registerReplies } from "./commands/replies.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTeams } from "./commands/teams.js";
 import { registerWhoami } from "./commands/whoami.js";
@@ -33,11 +35,13 @@ const COMMAND_GROUPS = [
   registerPlaces,
   registerContacts,
   registerCampaigns,
+  registerCampaignReplies,
   registerDomains,
   registerKeys,
   registerBrand,
   registerServe,
   registerDeliver,
+  registerReplies,
   registerAdmin,
   registerCompletion,
 ];

@@ -1,6 +1,8 @@
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
+import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
 import type { RelaySettings } from "../providers/smtp/relay.js";
+import { imapSettings } from "./imap-config.js";
 
 /**
  * The server's settings, read once from the environment (docs/self-hosting.md, "Settings
@@ -70,6 +72,10 @@ export interface ServerConfig {
   smtp?: SmtpSettings;
   /** Where recipients reach this server (`OUTREACH_PUBLIC_URL`, no trailing slash): unsubscribe links. */
   publicUrl?: string;
+  /** The mailbox replies arrive in (`OUTREACH_IMAP_URL`); unset: no reply detection. */
+  imap?: ImapSettings;
+  /** How often a mailbox without IDLE is polled, in seconds (`OUTREACH_IMAP_POLL_SECONDS`). */
+  imapPollSeconds: number;
   /** Messages per minute per sending domain (`OUTREACH_SEND_PER_MINUTE`); 0: no limit. */
   sendPerMinute: number;
   /** Messages per minute from one sending domain to one recipient domain; 0: no limit. */
@@ -313,6 +319,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     proxy: { http: proxyVariable(env, "HTTP_PROXY"), https: proxyVariable(env, "HTTPS_PROXY"), noProxy: list(env.NO_PROXY ?? env.no_proxy) },
     smtp: smtpSettings(env),
     publicUrl: publicUrl(env),
+    imap: imapSettings(env, (message) => new ConfigError(message)),
+    imapPollSeconds: integer(env, "OUTREACH_IMAP_POLL_SECONDS", 60, 1, 86_400),
     sendPerMinute: integer(env, "OUTREACH_SEND_PER_MINUTE", 20, 0, 1_000_000),
     sendPerRecipientDomainPerMinute: integer(env, "OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE", 5, 0, 1_000_000),
     verify: verifySettings(env),

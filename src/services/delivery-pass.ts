@@ -15,14 +15,3 @@ export function emptyPass(): PassResult {
 export function addPass(total: PassResult, pass: PassResult): void {
   for (const k of Object.keys(total) as Array<keyof PassResult>) total[k] += pass[k];
 }
-
-/** Whether a process of this host runs (signal 0). */
-export function defaultProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it is someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

@@ -16,10 +16,11 @@ import { recipientDomainKey, retryDelayMs, RETRY_WINDOW_MS } from "./delivery-po
 import type { SendingDomainService } from "./sending-domains.js";
 import type { SuppressionList } from "./suppressions.js";
 import type { Keyring } from "../core/crypto.js";
-import { addPass, defaultProcessAlive, emptyPass, type PassResult } from "./delivery-pass.js";
+import { addPass, emptyPass, type PassResult } from "./delivery-pass.js";
 import { sendWindowOf } from "./campaign-sequence.js";
 import { sendWindowWait } from "./send-window-gate.js";
 import type { SequenceSteps } from "./sequence-steps.js";
+import { processAlive } from "./heartbeat-lock.js";
 
 /**
  * Test seams between the steps of one delivery (claim → send → record). A hook that
@@ -105,7 +106,7 @@ export class DeliveryService {
     this.repo = new DeliveriesRepo(deps.db);
     this.campaigns = new CampaignsRepo(deps.db);
     this.pid = deps.pid ?? process.pid;
-    this.alive = deps.processAlive ?? defaultProcessAlive;
+    this.alive = deps.processAlive ?? processAlive;
   }
 
   private now(): Date {

@@ -39,6 +39,7 @@ import { UnsubscribeService } from "./unsubscribe.js";
 import { VerificationService } from "./verification.js";
 import { instanceSecretsColumnSet, UnsubscribeTokens } from "./unsubscribe-tokens.js";
 import type { Relay } from "../providers/smtp/relay.js";
+import { ReplyRecords, repliesColumnSet } from "./reply-records.js";
 
 export type { ServiceDeps } from "./deps.js";
 
@@ -86,6 +87,8 @@ export interface Services {
   unsubscribe: UnsubscribeService;
   /** Address verification (`POST /api/v1/contacts/verify`), and its greylisting retries. */
   verification: VerificationService;
+  /** Replies read from the mailbox: recorded by the sync, listed by the API. */
+  replies: ReplyRecords;
 }
 
 /**
@@ -165,6 +168,7 @@ export function createServices(deps: ServiceDeps): Services {
   keyRotation.register(sendingDomainsColumnSet());
   keyRotation.register(suppressionsColumnSet(db));
   keyRotation.register(instanceSecretsColumnSet());
+  keyRotation.register(repliesColumnSet());
   const sendingDomains = new SendingDomainService({ db, clock, config, dkimKeys: deps.dkimKeys, plans, keys });
   const brand = new BrandService({ db, clock });
   const templates = new MessageTemplates();
@@ -177,6 +181,7 @@ export function createServices(deps: ServiceDeps): Services {
   const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages, sequences });
   const campaignExecutions = new CampaignExecutionService({ db, clock, sequences });
   const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
+  const replies = new ReplyRecords({ db, clock, keys, contacts });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
   const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
@@ -222,5 +227,6 @@ export function createServices(deps: ServiceDeps): Services {
     suppressions,
     unsubscribe,
     verification: new VerificationService({ db, clock, config, keys }),
+    replies,
   };
 }

@@ -1,5 +1,6 @@
 import type { ContactRow } from "./contacts.js";
 import type { Db } from "./db.js";
+import { ProcessLockRows, type ProcessLockRow } from "./process-locks.js";
 
 /** A pending execution that is due, with what the delivery loop decides on. */
 export interface DueExecution {
@@ -17,12 +18,7 @@ export interface DueExecution {
   send_window: string | null;
 }
 
-export interface DeliveryLockRow {
-  owner: string;
-  pid: number;
-  host: string;
-  heartbeat_at: string;
-}
+export type DeliveryLockRow = ProcessLockRow;
 
 export interface AttemptRow {
   execution_id: string;
@@ -45,7 +41,11 @@ export interface WindowCount {
  * the caller sees (false) instead of an overwrite.
  */
 export class DeliveriesRepo {
-  constructor(private readonly db: Db) {}
+  private readonly lock: ProcessLockRows;
+
+  constructor(private readonly db: Db) {
+    this.lock = new ProcessLockRows(db, "delivery_lock");
+  }
 
   due(now: string, limit: number): DueExecution[] {
     return this.db
@@ -272,24 +272,19 @@ export class DeliveriesRepo {
   }
 
   lockHolder(): DeliveryLockRow | undefined {
-    return this.db.prepare("SELECT owner, pid, host, heartbeat_at FROM delivery_lock WHERE id = 1").get() as DeliveryLockRow | undefined;
+    return this.lock.holder();
   }
 
   takeLock(row: DeliveryLockRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO delivery_lock (id, owner, pid, host, heartbeat_at) VALUES (1, @owner, @pid, @host, @heartbeat_at)
-         ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, heartbeat_at = excluded.heartbeat_at`,
-      )
-      .run(row);
+    this.lock.take(row);
   }
 
   /** False when another worker took the lock meanwhile. */
   heartbeat(owner: string, now: string): boolean {
-    return this.db.prepare("UPDATE delivery_lock SET heartbeat_at = ? WHERE id = 1 AND owner = ?").run(now, owner).changes === 1;
+    return this.lock.heartbeat(owner, now);
   }
 
   releaseLock(owner: string): void {
-    this.db.prepare("DELETE FROM delivery_lock WHERE id = 1 AND owner = ?").run(owner);
+    this.lock.release(owner);
   }
 }

@@ -13,15 +13,13 @@ import {
 } from "../../core/schemas/campaign.js";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
-import { intFlag } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord, printRows, timeCell } from "../output.js";
-import { example, withJson } from "./shared.js";
+import { example, pageFlags, withJson } from "./shared.js";
 import { printExecutions } from "../execution-rows.js";
 import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
-const pageFlags = (options: { page?: string; limit?: string }) => ({ page: intFlag("--page", options.page, { min: 1 }), limit: intFlag("--limit", options.limit, { min: 1 }) });
 
 function printCampaign(ctx: CommandContext, c: Campaign): void {
   printRecord(ctx.io, [

@@ -4,6 +4,7 @@ import { drain } from "../../server/drain.js";
 import { startServer } from "../../server/listen.js";
 import { startSendingWorkers } from "../../services/delivery-runtime.js";
 import { startVerificationRetries } from "../../services/verification-retries.js";
+import { startMailboxWatcher } from "../../services/reply-runtime.js";
 import type { CommandContext } from "../context.js";
 import { intFlag } from "../flags.js";
 import { example } from "./shared.js";
@@ -33,6 +34,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       if (sending.bouncePort !== null) ctx.info(`bounce listener on smtp://${options.host}:${sending.bouncePort}`);
       if (!sending.delivering) ctx.info("delivery is off: OUTREACH_SMTP_URL is not set");
       const verificationRetries = startVerificationRetries(instance.services.verification, log);
+      const mailbox = startMailboxWatcher(instance.services, { log });
+      if (!mailbox) ctx.info("reply detection is off: OUTREACH_IMAP_URL is not set");
       if (instance.services.identity.users.count() === 0) {
         ctx.warn(`${dataDir} has no users yet: run \`outreach init --data-dir ${dataDir}\` to create one.`);
       }
@@ -56,7 +59,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
         ctx.io.signal?.addEventListener("abort", () => stop("interrupt"), { once: true });
       });
       // The delivery loop finishes the message in hand (its answer is recorded) while requests drain.
-      await Promise.all([drain(app, server, { timeoutMs, log }), sending.stop(), verificationRetries.stop()]);
+      // The mailbox watcher records the batch in hand (its cursor moves with it) and logs out.
+      await Promise.all([drain(app, server, { timeoutMs, log }), sending.stop(), verificationRetries.stop(), mailbox?.stop()]);
       // Last: nothing that can still answer a client runs on a closed database.
       await checkpoints.stop();
       instance.close();

@@ -1,4 +1,5 @@
 import { brandOperations } from "./brand.js";
+import { campaignReplyOperations } from "./campaign-replies.js";
 import { campaignOperations } from "./campaigns.js";
 import { campaignSequenceOperations } from "./campaign-sequences.js";
 import { contactOperations } from "./contacts.js";
@@ -26,6 +27,7 @@ export const contract = {
   ...contactOperations,
   ...campaignOperations,
   ...campaignSequenceOperations,
+  ...campaignReplyOperations,
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,

@@ -1,5 +1,6 @@
 import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
 import { brandRoutes } from "./brand.js";
+import { campaignReplyRoutes } from "./campaign-replies.js";
 import { campaignRoutes } from "./campaigns.js";
 import { campaignExecutionRoutes } from "./campaign-executions.js";
 import { contactRoutes } from "./contacts.js";
@@ -18,6 +19,7 @@ const bindings: RouteBindings = {
   ...contactRoutes,
   ...campaignRoutes,
   ...campaignExecutionRoutes,
+  ...campaignReplyRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,

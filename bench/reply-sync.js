@@ -1,0 +1,210 @@
+// Reply detection against a real IMAP server (a private Dovecot on 127.0.0.1, as in the tests).
+// 1. Sync throughput: a mailbox of N messages (default 10,000: 1% replies in the thread, 1%
+//    replies without threading headers that match by sender and subject, the rest unrelated
+//    mail from unknown senders) matched against N sent executions. The product's first sync
+//    (`outreach replies sync`'s code: header fields in UID ranges, classification, matching,
+//    bodies of the replies, one transaction per range) against a bare imapflow fetch of the
+//    same header fields of the same messages in the same run: messages/s, ratio, peak RSS
+//    growth (sampled every 20 ms).
+// 2. Reply-to-stop latency: `serve`'s watcher running; a reply APPENDed; the time until the
+//    contact's next step is `skipped`, p50/p95 over SAMPLES replies, with IDLE and with a
+//    server that offers no IDLE (polling every POLL seconds).
+// The messages are written into the maildir as a delivery agent would (APPEND of 10,000
+// would dominate the setup); the latency replies go in by IMAP APPEND.
+// Run: npm run build && node bench/reply-sync.js [messages] [samples] [pollSeconds]
+import { chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { ImapFlow } from "imapflow";
+import { systemClock } from "../dist/core/clock.js";
+import { newId } from "../dist/core/ids.js";
+import { HEADER_FIELDS, MailboxReader } from "../dist/providers/imap/mailbox-reader.js";
+import { openInstance } from "../dist/services/instance.js";
+import { createReplySync, startMailboxWatcher } from "../dist/services/reply-runtime.js";
+import { startDovecot } from "../test/helpers/dovecot.js";
+import { sendingDataDir } from "./fixtures/sending.js";
+
+const N = Number(process.argv[2] ?? 10_000);
+const SAMPLES = Number(process.argv[3] ?? 20);
+const POLL = Number(process.argv[4] ?? 2);
+const OUR = "Acme Dental <hello@acme-dental.test>";
+const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+// A data directory with N contacts and N sent executions (the delivery itself is benched in delivery-speed.js).
+const { dataDir, campaignId } = await sendingDataDir({ contacts: N, env: {} });
+const instance = openInstance({ dataDir, env: {}, config: { rateLimitPerMinute: 0, enrich: false, imapPollSeconds: POLL } });
+const { services } = instance;
+const { db } = services.deps;
+const sentAt = new Date(Date.now() - 86_400_000).toISOString();
+db.prepare("UPDATE campaign_executions SET status = 'sent', message_id = '<' || id || '@acme-dental.test>', sent_at = ? WHERE campaign_id = ?").run(sentAt, campaignId);
+const rows = db
+  .prepare("SELECT e.id, e.contact_id, e.team_id, e.message_id FROM campaign_executions e WHERE campaign_id = ? ORDER BY e.id")
+  .all(campaignId);
+const emailOf = (contactId) => services.contacts.emailOf(db.prepare("SELECT * FROM contacts WHERE id = ?").get(contactId));
+
+function mailText(headers, body) {
+  return [...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "", body, ""].join("\r\n");
+}
+
+async function mailboxWith(options) {
+  const dovecot = await startDovecot(options);
+  const dir = join(dovecot.dir, "mail", "new");
+  mkdirSync(dir, { recursive: true });
+  const owner = statSync(join(dovecot.dir, "mail"));
+  let threaded = 0;
+  let bySubject = 0;
+  for (let i = 0; i < N; i++) {
+    const row = rows[i % rows.length];
+    let text;
+    if (i % 100 === 0) {
+      threaded++;
+      text = mailText({ From: emailOf(row.contact_id), To: OUR, Subject: `Re: Hello Owner ${i}`, "Message-ID": `<r${i}@bench.test>`, "In-Reply-To": row.message_id, References: row.message_id }, "Yes please.\r\n\r\n> Dear");
+    } else if (i % 100 === 50) {
+      bySubject++;
+      const name = db.prepare("SELECT name_ct FROM contacts WHERE id = ?").pluck().get(row.contact_id) && services.contacts.get(row.team_id, row.contact_id).name;
+      text = mailText({ From: emailOf(row.contact_id), To: OUR, Subject: `AW: Hello ${name}`, "Message-ID": `<s${i}@bench.test>` }, "Danke.\r\n\r\nAm Montag schrieb Acme:\r\n> Dear");
+    } else {
+      text = mailText({ From: `sender${i}@elsewhere${i % 50}.test`, To: OUR, Subject: `Offer number ${i}`, "Message-ID": `<m${i}@elsewhere.test>`, Date: new Date().toUTCString() }, `Unrelated mail ${i}`);
+    }
+    const file = join(dir, `${1_700_000_000 + i}.M${i}P1.bench`);
+    writeFileSync(file, text);
+    chownSync(file, owner.uid, owner.gid);
+  }
+  return { dovecot, threaded, bySubject };
+}
+
+function rssSampler() {
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  return { stop: () => (clearInterval(timer), { base, peak }) };
+}
+
+// 1. Throughput.
+const { dovecot, threaded, bySubject } = await mailboxWith({});
+const settings = { host: "127.0.0.1", port: dovecot.port, secure: false, user: dovecot.user, pass: dovecot.pass, mailbox: "INBOX" };
+// Dovecot indexes the new maildir on first open: do that outside both timings.
+{
+  const c = new ImapFlow({ host: "127.0.0.1", port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.pass }, logger: false, disableAutoIdle: true });
+  await c.connect();
+  const box = await c.mailboxOpen("INBOX", { readOnly: true });
+  if (box.exists !== N) throw new Error(`the mailbox has ${box.exists} messages, expected ${N}`);
+  await c.logout();
+}
+
+async function bareFetch() {
+  // Connect, login and EXAMINE are inside the timing, as they are in the sync's.
+  const started = performance.now();
+  const c = new ImapFlow({ host: "127.0.0.1", port: dovecot.port, secure: false, auth: { user: dovecot.user, pass: dovecot.pass }, logger: false, disableAutoIdle: true });
+  await c.connect();
+  await c.mailboxOpen("INBOX", { readOnly: true });
+  let n = 0;
+  for await (const m of c.fetch("1:*", { uid: true, headers: [...HEADER_FIELDS], internalDate: true, size: true }, { uid: true })) if (m.headers) n++;
+  const ms = performance.now() - started;
+  await c.logout();
+  if (n !== N) throw new Error(`bare fetch read ${n}`);
+  return ms;
+}
+
+const phases = { headers: 0, sources: 0, status: 0 };
+const timed = (reader, name, phase) => {
+  const original = reader[name].bind(reader);
+  reader[name] = async (...args) => {
+    const t = performance.now();
+    try {
+      return await original(...args);
+    } finally {
+      phases[phase] += performance.now() - t;
+    }
+  };
+};
+const sync = createReplySync(services, {
+  log: () => {},
+  settings,
+  reader: (s) => {
+    const reader = new MailboxReader(s);
+    timed(reader, "headers", "headers");
+    timed(reader, "sources", "sources");
+    timed(reader, "uidNext", "status");
+    return reader;
+  },
+});
+
+// The machine is shared: three runs of each, interleaved, the best of each compared.
+function resetReplies() {
+  db.exec("DELETE FROM campaign_replies; DELETE FROM mailbox_cursors; DELETE FROM sequence_stops; UPDATE contacts SET status = 'active' WHERE status = 'replied'; UPDATE campaign_executions SET replied_at = NULL;");
+}
+const bareMs = [];
+const oursMs = [];
+let rss;
+let summary;
+for (let run = 0; run < 3; run++) {
+  bareMs.push(await bareFetch());
+  resetReplies();
+  const sampler = rssSampler();
+  const started = performance.now();
+  summary = await sync.syncOnce();
+  oursMs.push(performance.now() - started);
+  const r = sampler.stop();
+  if (!rss || r.peak - r.base > rss.peak - rss.base) rss = r;
+}
+const bare = Math.min(...bareMs);
+const ours = Math.min(...oursMs);
+if (summary.messages !== N || summary.replies !== threaded + bySubject) throw new Error(`unexpected summary ${JSON.stringify(summary)} (expected ${threaded} + ${bySubject} replies)`);
+await dovecot.stop();
+
+if (process.env.BENCH_THROUGHPUT_ONLY) {
+  console.log(`ours best ${Math.min(...oursMs).toFixed(0)} ms, bare best ${bare.toFixed(0)} ms`);
+  process.exit(0);
+}
+
+// 2. Latency: each sample is a contact with a pending next step; a reply is APPENDed while the watcher runs.
+async function latency(noIdle) {
+  const server = await startDovecot({ noIdle });
+  const s = { ...settings, port: server.port, user: server.user, pass: server.pass };
+  let passes = 0;
+  const watcher = startMailboxWatcher(services, { log: (l) => process.env.BENCH_DEBUG && console.error(l), clock: systemClock, settings: s, onPass: () => passes++ });
+  while (passes === 0) await new Promise((r) => setTimeout(r, 10));
+  const client = new ImapFlow({ host: "127.0.0.1", port: server.port, secure: false, auth: { user: server.user, pass: server.pass }, logger: false, disableAutoIdle: true });
+  await client.connect();
+  const times = [];
+  const offset = noIdle ? 2 * SAMPLES : SAMPLES;
+  for (let k = 0; k < SAMPLES; k++) {
+    const row = rows[rows.length - 1 - offset - k];
+    const next = newId("exe");
+    db.prepare("INSERT INTO campaign_executions (id, campaign_id, team_id, contact_id, step, status, not_before, created_at, updated_at) VALUES (?, ?, ?, ?, 1, 'pending', ?, ?, ?)").run(
+      next, campaignId, row.team_id, row.contact_id, new Date(Date.now() + 86_400_000).toISOString(), sentAt, sentAt,
+    );
+    const status = db.prepare("SELECT status FROM campaign_executions WHERE id = ?").pluck();
+    const t0 = performance.now();
+    await client.append("INBOX", mailText({ From: emailOf(row.contact_id), To: OUR, Subject: "Re: Hello", "Message-ID": `<lat${k}${noIdle}@bench.test>`, "In-Reply-To": row.message_id }, "Yes."));
+    while (status.get(next) !== "skipped") {
+      if (performance.now() - t0 > 30_000) throw new Error("a reply was not seen within 30 s");
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    times.push(performance.now() - t0);
+    // Spread the appends over the poll cycle, as real replies arrive.
+    if (noIdle) await new Promise((r) => setTimeout(r, Math.random() * POLL * 1000));
+  }
+  await client.logout();
+  await watcher.stop();
+  await server.stop();
+  return times;
+}
+const idle = await latency(false);
+const polled = await latency(true);
+instance.close();
+
+const oursRate = (N / ours) * 1000;
+const base = (N / bare) * 1000;
+console.log(`reply sync of ${N} messages (${threaded} threaded replies, ${bySubject} matched by sender and subject, the rest unmatched) against ${rows.length} sent executions`);
+const secs = (xs) => xs.map((x) => (x / 1000).toFixed(2)).join(", ");
+console.log(`  ours (connect, headers, matching, reply bodies, records): ${oursRate.toFixed(0)} messages/s (best of ${secs(oursMs)} s)`);
+console.log(`  bare imapflow fetch of the same header fields (connect included): ${base.toFixed(0)} messages/s (best of ${secs(bareMs)} s)`);
+console.log(`  ratio: ${(oursRate / base).toFixed(2)}x the bare fetch (target >= 0.8)`);
+console.log(`  of the 3 runs together, waiting for the server: header fetches ${(phases.headers / 1000).toFixed(2)} s, reply bodies ${(phases.sources / 1000).toFixed(2)} s, NOOP+STATUS ${(phases.status / 1000).toFixed(2)} s`);
+console.log(`  RSS: ${mb(rss.base)} MB before, peak ${mb(rss.peak)} MB, growth ${mb(rss.peak - rss.base)} MB (target < 100)`);
+console.log(`reply-to-stop latency, ${SAMPLES} replies each:`);
+console.log(`  IDLE:            p50 ${pct(idle, 50).toFixed(0)} ms, p95 ${pct(idle, 95).toFixed(0)} ms (target < 2000)`);
+console.log(`  polling (${POLL} s):   p50 ${pct(polled, 50).toFixed(0)} ms, p95 ${pct(polled, 95).toFixed(0)} ms (target <= ${POLL * 1000 + 1000})`);
