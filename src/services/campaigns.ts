@@ -217,9 +217,10 @@ export class CampaignService {
         if (campaign.type !== "one-time") throw conflict("the launch endpoint does not accept a lifetime campaign");
         if (campaign.launched_at) throw conflict(`campaign ${id} was launched at ${campaign.launched_at}: a campaign is launched once`);
         const domainId = this.assertSendable(teamId, campaign);
-        const contactIds = this.repo.launchableContacts(teamId, tags);
+        const statuses = [...new Set(body.statuses ?? ["active"])];
+        const contactIds = this.repo.launchableContacts(teamId, tags, statuses);
         if (contactIds.length === 0) {
-          throw conflict(`no contact matches${tags.length ? ` the tags ${tags.join(", ")}` : ""}: only active contacts that did not unsubscribe or bounce are sent to`);
+          throw conflict(`no contact matches${tags.length ? ` the tags ${tags.join(", ")}` : ""}: only ${statuses.join(" or ")} contacts that did not unsubscribe or bounce are sent to`);
         }
         // A date set at creation that has passed meanwhile means now.
         const stored = campaign.scheduled_at && new Date(campaign.scheduled_at) > now ? campaign.scheduled_at : null;
@@ -240,7 +241,7 @@ export class CampaignService {
         this.repo.insertExecutions(rows);
         recordSkipReasons(this.deps.db, rows, audience);
         if (!campaign.sending_domain_id) this.repo.updateEditable(teamId, id, { sending_domain_id: domainId }, stamp);
-        const selection = JSON.stringify({ tags, statuses: ["active"] });
+        const selection = JSON.stringify({ tags, statuses });
         const launched = this.repo.markLaunched(teamId, id, due > stamp ? "scheduled" : "sending", due, selection, stamp);
         if (!launched) throw conflict(`campaign ${id} was launched meanwhile`);
         return { campaign: toCampaign(launched), queued: rows.length - audience.summary.undeliverable, skipped: audience.summary };

@@ -1,3 +1,4 @@
+import { SENDABLE_CONTACT_STATUSES } from "../core/schemas/contact.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { nextMidnightUtc, type Clock } from "../core/clock.js";
@@ -216,7 +217,7 @@ export class DeliveryService {
             continue;
           }
           const contact = this.repo.contact(due.team_id, due.contact_id);
-          if (!contact || contact.status !== "active") {
+          if (!contact || !SENDABLE_CONTACT_STATUSES.includes(contact.status)) {
             this.repo.skip(due.id, `the contact is ${contact ? contact.status : "deleted"}`, stamp);
             result.skipped++;
             touched.push(due.campaign_id);

@@ -6,7 +6,7 @@ import type { CampaignReply, ListRepliesQuery } from "../core/schemas/campaign-r
 import type { Principal } from "./auth.js";
 import type { Db } from "../store/db.js";
 import { RepliesRepo, type ReplyRow, type ReplyTarget } from "../store/replies.js";
-import { stopSequences } from "../store/sequence-stops.js";
+import { stopSequences, stopSequencesOfContact } from "../store/sequence-stops.js";
 import type { ContactService } from "./contacts.js";
 import type { EncryptedColumnSet } from "./key-rotation.js";
 import { isFreemailDomain } from "./reply-matching.js";
@@ -102,6 +102,9 @@ export class ReplyRecords {
     this.repo.markReplied(target.id, reply.receivedAt, now);
     this.repo.markContactReplied(target.contact_id, now);
     stopSequences(this.deps.db, target.campaign_id, [target.contact_id], "replied", now);
+    // Someone who answered gets no more automated mail from any campaign already under way:
+    // the conversation is a person's now (a later launch may name `replied` on purpose).
+    stopSequencesOfContact(this.deps.db, target.contact_id, "replied", now);
     if (domainPeers.length) stopSequences(this.deps.db, target.campaign_id, domainPeers, "replied-domain", now);
     return "recorded";
   }

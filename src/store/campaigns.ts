@@ -109,19 +109,19 @@ export class CampaignsRepo {
    * none), not on the suppression list (compared by blind index; the delivery checks again
    * under every loaded key, for a rotation in progress).
    */
-  launchableContacts(teamId: string, tags: readonly string[]): string[] {
+  launchableContacts(teamId: string, tags: readonly string[], statuses: readonly string[] = ["active"]): string[] {
     const tagClause = tags.length
       ? `AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.team_id = c.team_id AND t.contact_id = c.id AND t.tag IN (${placeholders(tags)}))`
       : "";
     return (
       this.db
         .prepare(
-          `SELECT c.id FROM contacts c WHERE c.team_id = ? AND c.status = 'active' ${tagClause}
+          `SELECT c.id FROM contacts c WHERE c.team_id = ? AND c.status IN (${placeholders(statuses)}) ${tagClause}
            AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.team_id = c.team_id AND s.email_bidx = c.email_bidx)
            ORDER BY c.created_at, c.id`,
         )
         .pluck()
-        .all(teamId, ...tags) as string[]
+        .all(teamId, ...statuses, ...tags) as string[]
     );
   }
 

@@ -9,7 +9,7 @@ export interface ContactRow {
   name_ct: string;
   phone_ct: string | null;
   description: string | null;
-  status: "active" | "unsubscribed" | "bounced";
+  status: "active" | "unsubscribed" | "bounced" | "replied";
   tags: string;
   /** IANA zone for send windows (migration 022); null: the brand's. */
   time_zone: string | null;

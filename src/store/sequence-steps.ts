@@ -1,3 +1,4 @@
+import { SENDABLE_CONTACT_STATUSES } from "../core/schemas/contact.js";
 import type { CampaignRow, ExecutionRow } from "./campaigns.js";
 import type { Db } from "./db.js";
 
@@ -64,7 +65,7 @@ export class SequenceStepsRepo {
     const followUps = JSON.parse(sent.follow_ups) as Array<{ delay: string }>;
     const next = followUps[sent.step];
     if (!next) return undefined;
-    if (sent.stopped || sent.contact_status !== "active") return undefined;
+    if (sent.stopped || !SENDABLE_CONTACT_STATUSES.includes(sent.contact_status ?? "")) return undefined;
     if (!(RUNNING[sent.campaign_type] as readonly string[]).includes(sent.campaign_status)) return undefined;
     const id = newId();
     const due = new Date(new Date(sent.sent_at).getTime() + delayMs(next.delay)).toISOString();

@@ -98,12 +98,13 @@ export const UpdateCampaignBody = z
 export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;
 
 /**
- * `POST /api/v1/campaigns/{id}/launch`: which contacts (any of `tags`; `statuses` may only
- * say `active`, the one status that is ever sent to) and when (default now).
+ * `POST /api/v1/campaigns/{id}/launch`: which contacts (any of `tags`; `statuses` says
+ * `active` (the default) and/or `replied`, the statuses that may be sent to: a contact that
+ * replied is left out unless named) and when (default now).
  */
 export const LaunchBody = z.strictObject({
   tags: z.array(z.string().trim().min(1).max(64)).max(50).optional(),
-  statuses: z.array(z.literal("active")).max(1).optional(),
+  statuses: z.array(z.enum(["active", "replied"])).min(1).max(2).optional(),
   scheduledAt: DateTimeInput.nullable().optional(),
   /** Addition: also send to contacts verified `undeliverable` (skipped by default). */
   includeUndeliverable: z.boolean().optional(),

@@ -24,7 +24,10 @@ export const CONTACT_LIMITS = {
 } as const;
 
 /** `bounced` (an addition): a permanent bounce was received for the address. */
-export const ContactStatus = z.enum(["active", "unsubscribed", "bounced"]);
+/** `replied` (an addition, sequences): the contact answered a campaign; sent to only when a launch names it. */
+export const ContactStatus = z.enum(["active", "unsubscribed", "bounced", "replied"]);
+/** The statuses a message may go to: `replied` only where a launch or a trigger asked for it. */
+export const SENDABLE_CONTACT_STATUSES: readonly string[] = ["active", "replied"] satisfies ContactStatus[];
 export type ContactStatus = z.infer<typeof ContactStatus>;
 
 /** Emails: trimmed, the practical subset of RFC 5321 that mail servers accept. */
