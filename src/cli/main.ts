@@ -4,6 +4,7 @@ import { CommandContext, type RunDeps } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { effectiveEnv, givenOrUndefined } from "./environment.js";
 import { commandOf, inFlagLanguage, misspelledFlags } from "./flag-language.js";
+import { abortOnInterrupt, wasInterrupted } from "./interrupt.js";
 import { processIO, stdoutWasClosed, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
@@ -115,7 +116,8 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
       }
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    const code = exitCodeFor(err);
+    // Ctrl-C: whatever the abort led to (a request cut short, a stream's error line) is the interruption.
+    const code = wasInterrupted(io.signal) ? EXIT.interrupted : exitCodeFor(err);
     if (code === EXIT.interrupted) {
       io.stderr.write("interrupted\n");
       return code;
@@ -144,14 +146,13 @@ const EXIT_GRACE_MS = 500;
 /** The process entry point (bin/outreach.js). */
 export async function main(): Promise<number> {
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const removeInterruptHandler = abortOnInterrupt(controller);
   try {
     const code = await run(process.argv.slice(2), processIO(controller), process.env);
     // Unreferenced: when nothing is left, the process ends at once, as before.
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
     return code;
   } finally {
-    process.off("SIGINT", onSigint);
+    removeInterruptHandler();
   }
 }
