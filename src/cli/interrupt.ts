@@ -7,7 +7,9 @@
  *
  * A command's part: pass `ctx.io.signal` to its requests and long loops
  * (`signal.throwIfAborted()` between batches), keep what it has committed consistent, and
- * let the error propagate.
+ * either let the error propagate or print how far it got and return: after Ctrl-C, `run()`
+ * exits 130 with "interrupted" either way. (A loop that never yields to the event loop
+ * never sees the signal: SIGINT is delivered there.)
  */
 
 /** The reason the signal aborts with on Ctrl-C. Named AbortError, as aborts are. */

@@ -103,6 +103,8 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
   configureTree(program, io);
   try {
     await program.parseAsync([...argv], { from: "user" });
+    // A command that stopped at Ctrl-C and returned (after saying how far it got) is still interrupted.
+    if (wasInterrupted(io.signal)) return interrupted(io);
     return EXIT.ok;
   } catch (err) {
     // `| head -1` closed stdout: what the reader wanted is out; nothing to report.
@@ -118,10 +120,7 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
     }
     // Ctrl-C: whatever the abort led to (a request cut short, a stream's error line) is the interruption.
     const code = wasInterrupted(io.signal) ? EXIT.interrupted : exitCodeFor(err);
-    if (code === EXIT.interrupted) {
-      io.stderr.write("interrupted\n");
-      return code;
-    }
+    if (code === EXIT.interrupted) return interrupted(io);
     const raw = err instanceof Error ? err.message : String(err);
     // A 400 names the API's fields; the user typed flags.
     const message = err instanceof ApiError && err.status === 400 ? inFlagLanguage(raw, ctx.command) : raw;
@@ -135,6 +134,12 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
   } finally {
     ctx.close();
   }
+}
+
+/** The one line and exit code of an interrupted command (src/cli/interrupt.ts). */
+function interrupted(io: CliIO): number {
+  io.stderr.write("interrupted\n");
+  return EXIT.interrupted;
 }
 
 /**
