@@ -1,6 +1,15 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI lives in dist/ (built by `npm run build`, run by `npm ci` through `prepare`).
-import { main } from "../dist/cli/main.js";
+
+// Ctrl-C while the CLI is still loading (a second or more on a busy machine): the same one
+// line and exit 130 as once it runs (src/cli/interrupt.ts); nothing has started yet.
+const interruptedWhileLoading = () => {
+  process.stderr.write("interrupted\n");
+  process.exit(130);
+};
+process.once("SIGINT", interruptedWhileLoading);
+const { main } = await import("../dist/cli/main.js");
+process.off("SIGINT", interruptedWhileLoading);
 
 main().then(
   (code) => {

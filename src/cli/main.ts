@@ -4,6 +4,7 @@ import { CommandContext, type RunDeps } from "./context.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { effectiveEnv, givenOrUndefined } from "./environment.js";
 import { commandOf, inFlagLanguage, misspelledFlags } from "./flag-language.js";
+import { abortOnInterrupt, wasInterrupted } from "./interrupt.js";
 import { processIO, stdoutWasClosed, type CliIO } from "./io.js";
 import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
@@ -106,6 +107,8 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
   configureTree(program, io);
   try {
     await program.parseAsync([...argv], { from: "user" });
+    // A command that stopped at Ctrl-C and returned (after saying how far it got) is still interrupted.
+    if (wasInterrupted(io.signal)) return interrupted(io);
     return EXIT.ok;
   } catch (err) {
     // `| head -1` closed stdout: what the reader wanted is out; nothing to report.
@@ -119,11 +122,9 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
       }
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    const code = exitCodeFor(err);
-    if (code === EXIT.interrupted) {
-      io.stderr.write("interrupted\n");
-      return code;
-    }
+    // Ctrl-C: whatever the abort led to (a request cut short, a stream's error line) is the interruption.
+    const code = wasInterrupted(io.signal) ? EXIT.interrupted : exitCodeFor(err);
+    if (code === EXIT.interrupted) return interrupted(io);
     const raw = err instanceof Error ? err.message : String(err);
     // A 400 names the API's fields; the user typed flags.
     const message = err instanceof ApiError && err.status === 400 ? inFlagLanguage(raw, ctx.command) : raw;
@@ -139,6 +140,12 @@ export async function run(argv: readonly string[], io: CliIO, givenEnv: NodeJS.P
   }
 }
 
+/** The one line and exit code of an interrupted command (src/cli/interrupt.ts). */
+function interrupted(io: CliIO): number {
+  io.stderr.write("interrupted\n");
+  return EXIT.interrupted;
+}
+
 /**
  * Once a command has returned, whatever it left behind (a drained server's abandoned
  * website fetches, keep-alive sockets) may delay the exit by at most this much.
@@ -148,14 +155,13 @@ const EXIT_GRACE_MS = 500;
 /** The process entry point (bin/outreach.js). */
 export async function main(): Promise<number> {
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const removeInterruptHandler = abortOnInterrupt(controller);
   try {
     const code = await run(process.argv.slice(2), processIO(controller), process.env);
     // Unreferenced: when nothing is left, the process ends at once, as before.
     setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
     return code;
   } finally {
-    process.off("SIGINT", onSigint);
+    removeInterruptHandler();
   }
 }

@@ -202,9 +202,16 @@ export class ApiClient {
     const decoder = new TextDecoder();
     let buffer = "";
     const reader = response.body.getReader();
+    // An abort stops the reading at once: over HTTP fetch ends the body itself, but a local
+    // server's body is a stream in this process that knows nothing of the signal.
+    const signal = input?.signal;
+    const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       for (;;) {
+        signal?.throwIfAborted();
         const { value, done } = await reader.read();
+        signal?.throwIfAborted();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
         let newline: number;
@@ -225,6 +232,7 @@ export class ApiClient {
       }
       throw unexpected("a stream that ended without a result");
     } finally {
+      signal?.removeEventListener("abort", onAbort);
       await reader.cancel().catch(() => {});
     }
   }

@@ -157,6 +157,10 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
       if (result instanceof Response) return withHeaders(result, headers);
       return jsonResponse(spec.successStatus ?? 200, result, headers);
     } catch (err) {
+      // The client went away and its work stopped with it: nobody reads the answer, and the
+      // request's log line says "(client went away)"; no stack for an abort. A 5xx, so an
+      // idempotency key is released and a retry does the work.
+      if (parsed.request.signal.aborted) return jsonResponse(503, { error: "the client went away" }, headers);
       return failure(spec, parsed.principal, err, headers);
     }
   }

@@ -13,11 +13,12 @@ export function errorLine(err: unknown, log: Logger, extra: Record<string, unkno
  * produced. An exception after the first byte cannot change the status, so it ends the
  * stream with an `error` line; a source that stops without a terminal line gets one too,
  * so every stream ends with exactly one `complete` or `error`. When the client goes away
- * the source's `return()` runs, which lets the producer stop its work.
+ * the source's `return()` runs, which lets the producer stop its work; an error the source
+ * throws once `signal` (the request's) has aborted is that departure, not a fault: no log.
  */
 export function ndjsonResponse(
   source: AsyncIterable<StreamLine>,
-  options: { log: Logger; errorExtra?: () => Record<string, unknown> },
+  options: { log: Logger; errorExtra?: () => Record<string, unknown>; signal?: AbortSignal },
 ): Response {
   const encoder = new TextEncoder();
   const iterator = source[Symbol.asyncIterator]();
@@ -42,6 +43,9 @@ export function ndjsonResponse(
         }
       } catch (err) {
         finished = true;
+        // The client went away (its request's signal): the source stopped because of it,
+        // nobody reads an error line, and the request's log line already says so.
+        if (options.signal?.aborted) return controller.close();
         let extra: Record<string, unknown> = {};
         try {
           extra = options.errorExtra?.() ?? {};

@@ -74,10 +74,10 @@ export class EnrichmentService implements LeadEnricher {
     this.cache = new EnrichmentCacheRepo(deps.db);
     this.tokens = new RetryTokensRepo(deps.db);
     this.fetcher = this.buildFetcher();
-    // The workers load their modules (a few hundred ms) while the server starts, not
-    // during its first search; they never keep a process alive.
+    // No extraction workers yet: they start with the first site that is crawled (see
+    // factsFor), so a search answered from the cache, or with nothing to crawl, never
+    // starts (and never has to stop) a thread.
     const config = deps.config;
-    if (config.enrich) this.pool = new ExtractionPool();
     if (config.emailDnsCheck) {
       const lookup = new NodeDnsLookup({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs, tries: config.dnsTries });
       this.emailCheck = new EmailDomainCheck(lookup, () => this.clock.now().getTime());
@@ -190,8 +190,6 @@ export class EnrichmentService implements LeadEnricher {
     const onCutoff = () => stop.abort(options.cutoff?.reason);
     if (options.cutoff?.aborted) onCutoff();
     options.cutoff?.addEventListener("abort", onCutoff, { once: true });
-    // Started before the first fetch: the workers load while robots.txt and homepages arrive.
-    this.pool ??= new ExtractionPool();
     const inFlight = new Map<string, Promise<SiteOutcome>>();
     const report = (i: number, lead: Lead) => {
       out[i] = lead;
@@ -234,8 +232,10 @@ export class EnrichmentService implements LeadEnricher {
     if (cached?.outcome === "found") return { kind: "found", facts: JSON.parse(cached.facts!) as SiteFacts };
     if (cached?.outcome === "failed" && !options.ignoreFailures) return { kind: "failed", error: parseCachedFailure(cached.failure) };
     const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(options.siteBudgetMs)]);
+    // Started before the site's first fetch: the workers load while robots.txt and the homepage arrive.
+    this.pool ??= new ExtractionPool();
     try {
-      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool! });
+      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool });
       const facts = await this.deliverable(crawled, siteSignal);
       if (runSignal.aborted) return { kind: "cut" };
       const at = this.clock.now();

@@ -36,6 +36,26 @@ describe("outreach leads search --complete", () => {
     expect(body.enrichmentRetryToken).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  // Issue 29: the table and TSV do not carry the retry token; without this line the pending leads were invisible.
+  it("the table (TTY) and TSV (piped) say on stderr how many leads are pending and the retry command", async () => {
+    for (const tty of [false, true]) {
+      // A fresh setup each time: the slow site holds only its first request.
+      const { args } = await setup();
+      const result = await runCli(args, { tty });
+      expect(result.code).toBe(0);
+      const line = /^1 lead still pending: outreach leads retry ([0-9a-f-]{36})$/m.exec(result.stderr);
+      expect(line, result.stderr).not.toBeNull();
+      expect(result.stdout).not.toContain(line![1]);
+      // The command it names works: the retry finishes the slow site.
+      const retry = await runCli([...args.slice(0, 4), "leads", "retry", line![1]!, "--json"]);
+      expect(retry.code, retry.stderr).toBe(0);
+      expect((JSON.parse(retry.stdout) as { leads: Array<{ email: string | null }> }).leads[0]!.email).toBe("hallo@slow-dental.li");
+    }
+    // Nothing left pending: no such line (--complete ran the retry).
+    const { args } = await setup();
+    expect((await runCli([...args, "--complete"])).stderr).not.toMatch(/still pending/);
+  });
+
   it("runs the retry and merges it by placeId into one export", async () => {
     const { args } = await setup();
     const result = await runCli([...args, "--complete", "--json"]);

@@ -11,7 +11,7 @@ const STAMP = join(ROOT, "dist", ".built");
 const LOCK = join(ROOT, "dist", ".building");
 
 function sources(dir = join(ROOT, "src")): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.c?ts$/.test(e.name) ? [join(dir, e.name)] : []));
 }
 
 const newestInput = () => Math.max(...sources().map((file) => statSync(file).mtimeMs));
@@ -34,7 +34,8 @@ async function transpileToDist(): Promise<void> {
   // Declaration files (`src/types/`) describe packages: nothing to emit.
   for (const file of sources().filter((f) => !f.endsWith(".d.ts"))) {
     const { code } = await transformWithOxc(readFileSync(file, "utf8"), file, { lang: "ts", target: "es2022" });
-    const out = join(ROOT, "dist", relative(join(ROOT, "src"), file).replace(/\.ts$/, ".js"));
+    // `.cts` (a CommonJS file, the extraction workers' entry) becomes `.cjs`, as tsc emits it.
+    const out = join(ROOT, "dist", relative(join(ROOT, "src"), file).replace(/\.ts$/, ".js").replace(/\.cts$/, ".cjs"));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, code);
   }

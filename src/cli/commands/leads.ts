@@ -157,13 +157,13 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         if (options.json) sink.write(JSON.stringify({ ...last, leads: all, ...notes }, null, 2) + "\n");
         else if (options.csv) sink.write(leadsToCsv(all, last.center));
         else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
-        return { last, leads: all, pagesRead };
+        return { last, leads: all, pagesRead, retryTokens: options.complete ? [] : retryTokens };
       });
       for (const warning of warnings) ctx.warn(warning);
       const spent = Object.entries(requests).filter(([, n]) => n > 0);
       if (spent.length) ctx.info(`requests to outside sources: ${spent.map(([source, n]) => `${source} ${n}`).join(", ")}`);
       if (!outcome) return;
-      const { last, leads: found, pagesRead } = outcome;
+      const { last, leads: found, pagesRead, retryTokens } = outcome;
       if (last.didYouMean) {
         ctx.info(
           found.length === 0
@@ -178,6 +178,9 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         ctx.info(`${found.length} lead${found.length === 1 ? "" : "s"}${last.nextPageToken ? ` (${morePagesHint(pagesRead)})` : ""}`);
         if (last.quota) ctx.info(quotaLine(last.quota));
         if (options.out) ctx.info(`written to ${options.out}`);
+        // The table, TSV and CSV do not carry the retry token (--json and --ndjson do).
+        const pendingLine = pendingLeadsLine(found, retryTokens);
+        if (pendingLine) ctx.info(pendingLine);
       }
     });
   apiFields(search, { radiusKm: "--radius", locationPlaceId: "--place-id" });
@@ -192,6 +195,16 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
   );
   registerLeadsRetry(leads, ctx);
   return leads;
+}
+
+/**
+ * `2 leads still pending: outreach leads retry <token>`: what finishes the website
+ * enrichment the search's budget cut short (one retry per page that left some).
+ */
+export function pendingLeadsLine(leads: readonly Lead[], retryTokens: readonly string[]): string | undefined {
+  const pending = leads.filter((lead) => lead.enrichmentPending).length;
+  if (pending === 0 || retryTokens.length === 0) return undefined;
+  return `${pending} lead${pending === 1 ? "" : "s"} still pending: ${retryTokens.map((token) => `outreach leads retry ${token}`).join(" ; ")}`;
 }
 
 function quotaLine(quota: NonNullable<SearchResult["quota"]>): string {

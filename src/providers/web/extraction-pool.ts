@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
+import { compiledWorkerFile } from "../../core/task-threads.js";
 import type { ExtractionTask } from "./extract/extract-worker.js";
 import { extractPage, type PageFacts } from "./extract/page-facts.js";
 
@@ -21,6 +20,11 @@ export interface ExtractionPoolOptions {
   pageBudgetMs?: number;
   /** Old-generation heap limit of one worker in MiB (default 64): a page that needs more kills only its worker. */
   maxHeapMb?: number;
+  /**
+   * The ES module whose default export runs each task (default: the compiled
+   * `extract/extract-worker.js`); tests give a module graph of their own.
+   */
+  workerModule?: string;
 }
 
 /**
@@ -31,9 +35,12 @@ export interface ExtractionPoolOptions {
  * heap limit; a task whose caller gives up (its AbortSignal) is dropped from the queue, or
  * its worker terminated if it is running.
  *
- * Workers load the compiled `extract/extract-worker.js`. Running from the TypeScript
- * sources (vitest), that file does not exist beside this one, so the build's copy in
- * `dist/` is used: the test run's global setup (test/global-setup.ts) writes it first.
+ * Workers load the compiled `extract/extract-worker.js` through a CommonJS entry
+ * (`extract/esm-worker-entry.cts`) that import()s it: piscina would require() it, and a
+ * worker terminated while Node links a require()d ES module aborts the whole process.
+ * Running from the TypeScript sources (vitest), the compiled files do not exist beside
+ * this one, so the build's copies in `dist/` are used: the test run's global setup
+ * (test/global-setup.ts) writes them first.
  */
 export class ExtractionPool implements PageExtractor {
   private readonly pool: Piscina;
@@ -45,7 +52,8 @@ export class ExtractionPool implements PageExtractor {
     const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
     this.pageBudgetMs = options.pageBudgetMs ?? 3000;
     this.pool = new Piscina({
-      filename: workerFile(),
+      filename: compiledWorkerFile("./extract/esm-worker-entry.cjs", import.meta.url),
+      workerData: { module: options.workerModule ?? compiledWorkerFile("./extract/extract-worker.js", import.meta.url) },
       // All workers start at once (their module loading overlaps the first fetches) and
       // stay, so memory is paid once, up front (about 35 MB each), not in the middle of a
       // crawl; idle workers are unref'd, so they never keep a process alive.
@@ -74,14 +82,6 @@ export class ExtractionPool implements PageExtractor {
   async destroy(): Promise<void> {
     await this.pool.destroy();
   }
-}
-
-function workerFile(): string {
-  const beside = new URL("./extract/extract-worker.js", import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return fileURLToPath(beside);
-  const built = fileURLToPath(beside).replace(/([\\/])src([\\/]providers[\\/]web[\\/])/, "$1dist$2");
-  if (!existsSync(built)) throw new Error(`the extraction worker ${built} is missing: run \`npm run build\` first`);
-  return built;
 }
 
 /** Extraction in the calling thread (small tools and tests of extraction itself; never the server). */

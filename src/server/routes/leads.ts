@@ -14,7 +14,7 @@ export const leadRoutes = {
     errorBody: quotaBody,
     handler: async ({ services, principal, body, signal, cutoff, wantsNdjson, log }) => {
       const search = await services.leadSearch.accept(principal, body, signal);
-      if (wantsNdjson) return ndjsonResponse(search.run(signal, cutoff), { log, errorExtra: () => quotaBody(services, principal) });
+      if (wantsNdjson) return ndjsonResponse(search.run(signal, cutoff), { log, signal, errorExtra: () => quotaBody(services, principal) });
       for await (const event of search.run(signal, cutoff)) if (event.type === "complete") return event.data;
       throw new Error("lead search ended without a result");
     },
@@ -33,7 +33,7 @@ export const leadRoutes = {
           (done) => lines.push({ type: "complete", data: { leads: done } }),
           (err: unknown) => lines.fail(err),
         );
-      return ndjsonResponse(lines, { log, errorExtra: () => quotaBody(services, principal) });
+      return ndjsonResponse(lines, { log, signal, errorExtra: () => quotaBody(services, principal) });
     },
   },
   "leads.quota": ({ services, principal }) => ({ quota: services.quota.current(principal.teamId) }),
