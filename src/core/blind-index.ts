@@ -50,12 +50,47 @@ export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?:
 }
 
 /**
+ * Gram hashes already computed, by master key id, workspace and gram: the HMACs were most
+ * of an import's CPU, and a workspace's emails repeat most of their grams (providers,
+ * domains, role names, common first names). In memory only, bounded, in a process that
+ * holds the keys anyway. A key id names one key's content, so entries stay right when the
+ * keyring is replaced.
+ */
+export class GramHashCache {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly capacity = 200_000) {}
+
+  hash(keyring: Keyring, teamId: string, gram: string, keyId = keyring.currentId): string {
+    const id = `${keyId}\0${teamId}\0${gram}`;
+    let hash = this.entries.get(id);
+    if (hash === undefined) {
+      hash = gramHash(keyring, teamId, gram, keyId);
+      // Dropping everything at the cap is simpler than an LRU and costs one refill.
+      if (this.entries.size >= this.capacity) this.entries.clear();
+      this.entries.set(id, hash);
+    }
+    return hash;
+  }
+}
+
+/**
  * The blind grams stored for an email: its 3- to `maxN`-grams. Grams of different lengths
  * are different HMAC inputs, so one hash space holds them all.
  */
-export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string, maxN = MAX_GRAM_SIZE, minN = GRAM_SIZE): string[] {
+export function emailGramHashes(
+  keyring: Keyring,
+  teamId: string,
+  email: string,
+  keyId?: string,
+  maxN = MAX_GRAM_SIZE,
+  minN = GRAM_SIZE,
+  cache?: GramHashCache,
+): string[] {
   const normalised = normaliseEmail(email);
   const out = new Set<string>();
-  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(gramHash(keyring, teamId, g, keyId));
+  for (let n = minN; n <= maxN; n++) {
+    for (const g of gramsOf(normalised, n)) out.add(cache ? cache.hash(keyring, teamId, g, keyId) : gramHash(keyring, teamId, g, keyId));
+  }
   return [...out];
 }

@@ -155,6 +155,8 @@ export class ContactService {
       .transaction(() => {
         const max = this.maxContacts(teamId);
         let count = max === null ? 0 : this.repo.count(teamId);
+        // Inserted together at the end: their gram postings in one sweep of the index.
+        const writes: ContactWrite[] = [];
         let index = from;
         do {
           const item = this.importItem(batch, index++);
@@ -175,11 +177,12 @@ export class ContactService {
           // Keep the file's order in "newest first": later rows get later timestamps (1 ms apart).
           const at = new Date(batch.base + item.index).toISOString();
           const write = this.cipher.seal(teamId, newId("ct"), { ...plainOf(input), tags }, at, at);
-          this.repo.insert(write);
+          writes.push(write);
           seen.add(normalised);
           count++;
           results[item.index] = { index: item.index, status: "created", id: write.row.id };
         } while (index < items.length && performance.now() < deadline);
+        this.repo.insertAll(writes);
         return index;
       })
       .immediate();
@@ -235,7 +238,7 @@ export class ContactService {
             throw conflict(`a contact with email ${next.email} already exists in this workspace`);
           }
           try {
-            this.repo.update(write);
+            this.repo.update(write, this.cipher.storedGrams(row) ?? []);
           } catch (err) {
             if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
               throw conflict(`a contact with email ${next.email} already exists in this workspace`);
@@ -252,7 +255,13 @@ export class ContactService {
 
   /** Endpoint 13. */
   delete(teamId: string, id: string): void {
-    const deleted = this.db.transaction(() => this.repo.delete(teamId, id)).immediate();
+    const deleted = this.db
+      .transaction(() => {
+        const row = this.repo.byId(teamId, id);
+        // Its postings are found from its email's grams (or, key not loaded, by a scan).
+        return row !== undefined && this.repo.delete(teamId, id, this.cipher.storedGrams(row));
+      })
+      .immediate();
     if (!deleted) throw notFound(`contact ${id} not found`);
   }
 

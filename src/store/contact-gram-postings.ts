@@ -1,0 +1,216 @@
+import type { Statement } from "better-sqlite3";
+import type { Db } from "./connection.js";
+import { putVarint, readVarint } from "./varint.js";
+
+/**
+ * Contacts' blind n-gram index as packed posting lists (migration 023): per workspace and
+ * gram (8 bytes of keyed hash, `core/blind-index.ts`), the contacts having it, as their
+ * `seq` (a small integer per contact, ascending) in blocks of up to BLOCK_BYTES: a row
+ * holds the block's first seq (its key), how many seqs it has, and the differences between
+ * consecutive seqs as varints. A gram most contacts share costs about one byte per contact,
+ * a gram of one contact one short row.
+ *
+ * Why blocks and not one row per posting (migration 012's layout, ~66 rows per contact and
+ * a second index over them, ≈ 14 KB a contact): the rows were most of the database and
+ * their random keys most of an import's page writes. Why not one BLOB per gram: appending
+ * to it would rewrite the whole list of a common gram on every import transaction; a block
+ * caps what one write rewrites. New contacts get the highest seqs, so an import appends
+ * to each gram's last block; an update, a rotation or a deletion edits the block its seq
+ * falls in.
+ */
+
+/** Bytes of differences in one block: a small row that stays within its B-tree page. */
+export const BLOCK_BYTES = 240;
+
+/** One stored block: its first seq and the differences after it. */
+export interface GramBlock {
+  first: number;
+  n: number;
+  postings: Buffer;
+}
+
+/** Splits ascending distinct seqs into blocks of at most BLOCK_BYTES of differences. */
+export function blocksOf(values: readonly number[]): GramBlock[] {
+  const blocks: GramBlock[] = [];
+  const scratch = Buffer.allocUnsafe(BLOCK_BYTES + 10);
+  let first = 0;
+  let n = 0;
+  let pos = 0;
+  let previous = 0;
+  const close = () => blocks.push({ first, n, postings: Buffer.from(scratch.subarray(0, pos)) });
+  for (const value of values) {
+    if (n > 0) {
+      const before = pos;
+      pos = putVarint(scratch, pos, value - previous);
+      if (pos <= BLOCK_BYTES) {
+        n++;
+        previous = value;
+        continue;
+      }
+      pos = before;
+      close();
+    }
+    first = previous = value;
+    n = 1;
+    pos = 0;
+  }
+  if (n > 0) close();
+  return blocks;
+}
+
+/** Appends the seqs of a block to `out` (ascending); checks the count it was stored with. */
+export function decodeBlock(first: number, n: number, postings: Uint8Array, out: number[]): void {
+  out.push(first);
+  const at = { pos: 0 };
+  let value = first;
+  for (let i = 1; i < n; i++) out.push((value += readVarint(postings, at)));
+  if (at.pos !== postings.length) throw new Error(`corrupt gram postings: block at ${first} has ${postings.length - at.pos} bytes after its ${n} seqs`);
+}
+
+/** `a` and `b` ascending and distinct: their union, ascending. */
+function union(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i]! < b[j]!) out.push(a[i++]!);
+    else if (a[i]! > b[j]!) out.push(b[j++]!);
+    else {
+      out.push(a[i++]!);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** `a` without the values of `b` (both ascending). */
+function difference(a: readonly number[], b: readonly number[]): number[] {
+  const drop = new Set(b);
+  return a.filter((v) => !drop.has(v));
+}
+
+/** Postings to add or remove in one workspace: per gram (16 hex characters), seqs in any order. */
+export type GramEdits = Map<string, number[]>;
+
+/** Adds `seq` to the edits of each of `grams`. */
+export function addToEdits(edits: GramEdits, seq: number, grams: Iterable<string>): GramEdits {
+  for (const gram of grams) {
+    const seqs = edits.get(gram);
+    if (seqs) seqs.push(seq);
+    else edits.set(gram, [seq]);
+  }
+  return edits;
+}
+
+export class ContactGramPostings {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** The seqs having `gram` (8-byte key), ascending. */
+  list(teamId: string, gram: Buffer): number[] {
+    const rows = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first").raw().all(teamId, gram) as Array<
+      [number, number, Buffer]
+    >;
+    const out: number[] = [];
+    for (const [first, n, postings] of rows) decodeBlock(first, n, postings, out);
+    return out;
+  }
+
+  /** How many contacts have `gram`: a sum over its blocks, nothing decoded. */
+  count(teamId: string, gram: Buffer): number {
+    return this.stmt("SELECT coalesce(sum(n), 0) FROM contact_gram_postings WHERE team_id = ? AND gram = ?").pluck().get(teamId, gram) as number;
+  }
+
+  /** Adds postings; the grams of a batch are edited in key order (their pages in one sweep). */
+  add(teamId: string, edits: GramEdits): void {
+    for (const [gram, seqs] of sortedEdits(edits)) this.edit(teamId, gram, seqs, union);
+  }
+
+  /** Removes postings (absent ones are ignored). */
+  remove(teamId: string, edits: GramEdits): void {
+    for (const [gram, seqs] of sortedEdits(edits)) this.edit(teamId, gram, seqs, difference);
+  }
+
+  /**
+   * Removes one seq from every gram of a workspace: for a contact whose grams cannot be
+   * computed (its key is not loaded). Reads the workspace's whole index: rare, never on a
+   * normal path.
+   */
+  purge(teamId: string, seq: number): void {
+    const rows = this.stmt("SELECT gram, first, n, postings FROM contact_gram_postings WHERE team_id = ? AND first <= ?").raw().all(teamId, seq) as Array<
+      [Buffer, number, number, Buffer]
+    >;
+    for (const [gram, first, n, postings] of rows) {
+      const values: number[] = [];
+      decodeBlock(first, n, postings, values);
+      if (values.includes(seq)) this.replace(teamId, gram, first, values.filter((v) => v !== seq));
+    }
+  }
+
+  /**
+   * Routes the sorted seqs to the blocks they fall in (the block whose first seq is the
+   * greatest not above them; seqs below a gram's first block go to that block), and
+   * rewrites each touched block once. An import's seqs are above all others: one block,
+   * the last, appended to.
+   */
+  private edit(teamId: string, gram: string, seqs: number[], apply: (values: number[], seqs: number[]) => number[]): void {
+    const key = Buffer.from(gram, "hex");
+    const last = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first DESC LIMIT 1").get(teamId, key) as
+      | GramBlock
+      | undefined;
+    if (!last || seqs[0]! > last.first) {
+      // Every seq is in the last block's range (an import's new contacts), or the gram is new.
+      const values: number[] = [];
+      if (last) decodeBlock(last.first, last.n, last.postings, values);
+      this.replace(teamId, key, last?.first, apply(values, seqs));
+      return;
+    }
+    const floor = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first <= ? ORDER BY first DESC LIMIT 1");
+    const lowest = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first LIMIT 1");
+    const after = this.stmt("SELECT first FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first > ? ORDER BY first LIMIT 1").pluck();
+    for (let i = 0; i < seqs.length; ) {
+      const block = (floor.get(teamId, key, seqs[i]) ?? lowest.get(teamId, key)) as GramBlock | undefined;
+      if (!block) {
+        this.replace(teamId, key, undefined, apply([], seqs.slice(i)));
+        return;
+      }
+      const next = after.get(teamId, key, block.first) as number | undefined;
+      let j = i;
+      while (j < seqs.length && (next === undefined || seqs[j]! < next)) j++;
+      const values: number[] = [];
+      decodeBlock(block.first, block.n, block.postings, values);
+      this.replace(teamId, key, block.first, apply(values, seqs.slice(i, j)));
+      i = j;
+    }
+  }
+
+  /** Writes `values` (ascending) as the blocks replacing the one at `oldFirst`. */
+  private replace(teamId: string, key: Buffer, oldFirst: number | undefined, values: number[]): void {
+    const blocks = blocksOf(values);
+    if (oldFirst !== undefined && blocks[0]?.first !== oldFirst) {
+      this.stmt("DELETE FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first = ?").run(teamId, key, oldFirst);
+    }
+    const write = this.stmt("INSERT OR REPLACE INTO contact_gram_postings (team_id, gram, first, n, postings) VALUES (?, ?, ?, ?, ?)");
+    for (const b of blocks) write.run(teamId, key, b.first, b.n, b.postings);
+  }
+}
+
+/** Edits in the index's key order (lower-case hex sorts as its bytes), seqs ascending and distinct. */
+function sortedEdits(edits: GramEdits): Array<[string, number[]]> {
+  return [...edits.keys()].sort().map((gram) => {
+    const seqs = edits.get(gram)!;
+    return [gram, seqs.length === 1 ? seqs : [...new Set(seqs)].sort((x, y) => x - y)];
+  });
+}
