@@ -57,18 +57,26 @@ export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?:
  * keyring is replaced.
  */
 export class GramHashCache {
-  private readonly entries = new Map<string, string>();
+  /** Per key id and workspace, gram → hash: short keys for the lookups of every gram. */
+  private readonly scopes = new Map<string, Map<string, string>>();
+  private size = 0;
 
   constructor(private readonly capacity = 200_000) {}
 
   hash(keyring: Keyring, teamId: string, gram: string, keyId = keyring.currentId): string {
-    const id = `${keyId}\0${teamId}\0${gram}`;
-    let hash = this.entries.get(id);
+    const scopeId = `${keyId}\0${teamId}`;
+    let scope = this.scopes.get(scopeId);
+    if (!scope) this.scopes.set(scopeId, (scope = new Map()));
+    let hash = scope.get(gram);
     if (hash === undefined) {
       hash = gramHash(keyring, teamId, gram, keyId);
       // Dropping everything at the cap is simpler than an LRU and costs one refill.
-      if (this.entries.size >= this.capacity) this.entries.clear();
-      this.entries.set(id, hash);
+      if (this.size >= this.capacity) {
+        for (const other of this.scopes.values()) other.clear();
+        this.size = 0;
+      }
+      scope.set(gram, hash);
+      this.size++;
     }
     return hash;
   }

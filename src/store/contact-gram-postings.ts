@@ -91,6 +91,25 @@ function difference(a: readonly number[], b: readonly number[]): number[] {
   return a.filter((v) => !drop.has(v));
 }
 
+/** Where a gram's blocks of one segment are. */
+interface BlockKey {
+  teamId: string;
+  seg: number;
+  key: Buffer;
+}
+
+/**
+ * Contacts per segment: the index is ordered by segment before gram, so an import, whose
+ * contacts get the newest seqs, writes the blocks of one segment only (a few hundred pages)
+ * instead of blocks all over the index; each commit's page writes stay the same as the
+ * index grows. A gram costs a row per segment it occurs in, and a read a seek per segment.
+ */
+export const SEGMENT_SIZE = 8192;
+
+export function segmentOf(seq: number): number {
+  return Math.floor(seq / SEGMENT_SIZE);
+}
+
 /** Postings to add or remove in one workspace: per gram (16 hex characters), seqs in any order. */
 export type GramEdits = Map<string, number[]>;
 
@@ -118,92 +137,124 @@ export class ContactGramPostings {
     return statement;
   }
 
+  /**
+   * The segments holding any of a workspace's postings, ascending: one seek each. A search
+   * reads each of its grams in these (the same list for all its grams).
+   */
+  segments(teamId: string): number[] {
+    const next = this.stmt("SELECT seg FROM contact_gram_postings WHERE team_id = ? AND seg > ? ORDER BY seg LIMIT 1").pluck();
+    const out: number[] = [];
+    for (let seg = next.get(teamId, -1) as number | undefined; seg !== undefined; seg = next.get(teamId, seg) as number | undefined) out.push(seg);
+    return out;
+  }
+
   /** The seqs having `gram` (8-byte key), ascending. */
-  list(teamId: string, gram: Buffer): number[] {
-    const rows = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first").raw().all(teamId, gram) as Array<
-      [number, number, Buffer]
-    >;
+  list(teamId: string, gram: Buffer, segments = this.segments(teamId)): number[] {
+    const rows = this
+      .stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND seg IN (SELECT value FROM json_each(?)) AND gram = ? ORDER BY seg, first")
+      .raw()
+      .all(teamId, JSON.stringify(segments), gram) as Array<[number, number, Buffer]>;
     const out: number[] = [];
     for (const [first, n, postings] of rows) decodeBlock(first, n, postings, out);
     return out;
   }
 
   /** How many contacts have `gram`: a sum over its blocks, nothing decoded. */
-  count(teamId: string, gram: Buffer): number {
-    return this.stmt("SELECT coalesce(sum(n), 0) FROM contact_gram_postings WHERE team_id = ? AND gram = ?").pluck().get(teamId, gram) as number;
+  count(teamId: string, gram: Buffer, segments = this.segments(teamId)): number {
+    return this
+      .stmt("SELECT coalesce(sum(n), 0) FROM contact_gram_postings WHERE team_id = ? AND seg IN (SELECT value FROM json_each(?)) AND gram = ?")
+      .pluck()
+      .get(teamId, JSON.stringify(segments), gram) as number;
   }
 
   /** Adds postings; the grams of a batch are edited in key order (their pages in one sweep). */
   add(teamId: string, edits: GramEdits): void {
-    for (const [gram, seqs] of sortedEdits(edits)) this.edit(teamId, gram, seqs, union);
+    this.apply(teamId, edits, union);
   }
 
   /** Removes postings (absent ones are ignored). */
   remove(teamId: string, edits: GramEdits): void {
-    for (const [gram, seqs] of sortedEdits(edits)) this.edit(teamId, gram, seqs, difference);
+    this.apply(teamId, edits, difference);
   }
 
   /**
    * Removes one seq from every gram of a workspace: for a contact whose grams cannot be
-   * computed (its key is not loaded). Reads the workspace's whole index: rare, never on a
+   * computed (its key is not loaded). Reads the seq's whole segment: rare, never on a
    * normal path.
    */
   purge(teamId: string, seq: number): void {
-    const rows = this.stmt("SELECT gram, first, n, postings FROM contact_gram_postings WHERE team_id = ? AND first <= ?").raw().all(teamId, seq) as Array<
+    const seg = segmentOf(seq);
+    const rows = this.stmt("SELECT gram, first, n, postings FROM contact_gram_postings WHERE team_id = ? AND seg = ? AND first <= ?").raw().all(teamId, seg, seq) as Array<
       [Buffer, number, number, Buffer]
     >;
     for (const [gram, first, n, postings] of rows) {
       const values: number[] = [];
       decodeBlock(first, n, postings, values);
-      if (values.includes(seq)) this.replace(teamId, gram, first, values.filter((v) => v !== seq));
+      if (values.includes(seq)) this.replace({ teamId, seg, key: gram }, first, values.filter((v) => v !== seq));
+    }
+  }
+
+  /** The edits by segment, then gram: the index's key order. */
+  private apply(teamId: string, edits: GramEdits, apply: (values: number[], seqs: number[]) => number[]): void {
+    const bySegment = new Map<number, GramEdits>();
+    for (const [gram, seqs] of edits) {
+      for (const seq of seqs) {
+        const seg = segmentOf(seq);
+        let segment = bySegment.get(seg);
+        if (!segment) bySegment.set(seg, (segment = new Map()));
+        addToEdits(segment, seq, [gram]);
+      }
+    }
+    for (const seg of [...bySegment.keys()].sort((a, b) => a - b)) {
+      for (const [gram, seqs] of sortedEdits(bySegment.get(seg)!)) this.edit({ teamId, seg, key: Buffer.from(gram, "hex") }, seqs, apply);
     }
   }
 
   /**
-   * Routes the sorted seqs to the blocks they fall in (the block whose first seq is the
-   * greatest not above them; seqs below a gram's first block go to that block), and
-   * rewrites each touched block once. An import's seqs are above all others: one block,
-   * the last, appended to.
+   * Routes the sorted seqs (of one segment) to the blocks they fall in (the block whose
+   * first seq is the greatest not above them; seqs below a gram's first block go to that
+   * block), and rewrites each touched block once. An import's seqs are above all others:
+   * one block, the last, appended to.
    */
-  private edit(teamId: string, gram: string, seqs: number[], apply: (values: number[], seqs: number[]) => number[]): void {
-    const key = Buffer.from(gram, "hex");
-    const last = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first DESC LIMIT 1").get(teamId, key) as
-      | GramBlock
-      | undefined;
+  private edit(at: BlockKey, seqs: number[], apply: (values: number[], seqs: number[]) => number[]): void {
+    const { teamId, seg, key } = at;
+    const where = "team_id = ? AND seg = ? AND gram = ?";
+    const last = this.stmt(`SELECT first, n, postings FROM contact_gram_postings WHERE ${where} ORDER BY first DESC LIMIT 1`).get(teamId, seg, key) as GramBlock | undefined;
     if (!last || seqs[0]! > last.first) {
-      // Every seq is in the last block's range (an import's new contacts), or the gram is new.
+      // Every seq is in the last block's range (an import's new contacts), or the gram is new here.
       const values: number[] = [];
       if (last) decodeBlock(last.first, last.n, last.postings, values);
-      this.replace(teamId, key, last?.first, apply(values, seqs));
+      this.replace(at, last?.first, apply(values, seqs));
       return;
     }
-    const floor = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first <= ? ORDER BY first DESC LIMIT 1");
-    const lowest = this.stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND gram = ? ORDER BY first LIMIT 1");
-    const after = this.stmt("SELECT first FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first > ? ORDER BY first LIMIT 1").pluck();
+    const floor = this.stmt(`SELECT first, n, postings FROM contact_gram_postings WHERE ${where} AND first <= ? ORDER BY first DESC LIMIT 1`);
+    const lowest = this.stmt(`SELECT first, n, postings FROM contact_gram_postings WHERE ${where} ORDER BY first LIMIT 1`);
+    const after = this.stmt(`SELECT first FROM contact_gram_postings WHERE ${where} AND first > ? ORDER BY first LIMIT 1`).pluck();
     for (let i = 0; i < seqs.length; ) {
-      const block = (floor.get(teamId, key, seqs[i]) ?? lowest.get(teamId, key)) as GramBlock | undefined;
+      const block = (floor.get(teamId, seg, key, seqs[i]) ?? lowest.get(teamId, seg, key)) as GramBlock | undefined;
       if (!block) {
-        this.replace(teamId, key, undefined, apply([], seqs.slice(i)));
+        this.replace(at, undefined, apply([], seqs.slice(i)));
         return;
       }
-      const next = after.get(teamId, key, block.first) as number | undefined;
+      const next = after.get(teamId, seg, key, block.first) as number | undefined;
       let j = i;
       while (j < seqs.length && (next === undefined || seqs[j]! < next)) j++;
       const values: number[] = [];
       decodeBlock(block.first, block.n, block.postings, values);
-      this.replace(teamId, key, block.first, apply(values, seqs.slice(i, j)));
+      this.replace(at, block.first, apply(values, seqs.slice(i, j)));
       i = j;
     }
   }
 
   /** Writes `values` (ascending) as the blocks replacing the one at `oldFirst`. */
-  private replace(teamId: string, key: Buffer, oldFirst: number | undefined, values: number[]): void {
+  private replace(at: BlockKey, oldFirst: number | undefined, values: number[]): void {
+    const { teamId, seg, key } = at;
     const blocks = blocksOf(values);
     if (oldFirst !== undefined && blocks[0]?.first !== oldFirst) {
-      this.stmt("DELETE FROM contact_gram_postings WHERE team_id = ? AND gram = ? AND first = ?").run(teamId, key, oldFirst);
+      this.stmt("DELETE FROM contact_gram_postings WHERE team_id = ? AND seg = ? AND gram = ? AND first = ?").run(teamId, seg, key, oldFirst);
     }
-    const write = this.stmt("INSERT OR REPLACE INTO contact_gram_postings (team_id, gram, first, n, postings) VALUES (?, ?, ?, ?, ?)");
-    for (const b of blocks) write.run(teamId, key, b.first, b.n, b.postings);
+    const write = this.stmt("INSERT OR REPLACE INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const b of blocks) write.run(teamId, seg, key, b.first, b.n, b.postings);
   }
 }
 

@@ -224,8 +224,9 @@ export class ContactsRepo {
    * `total` is the posting lists' length and only the page's rows are read.
    */
   exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
+    const segments = this.grams.segments(filter.teamId);
     let seqs: number[] = [];
-    for (const gram of grams) seqs = seqs.concat(this.grams.list(filter.teamId, gramKey(gram)));
+    for (const gram of grams) seqs = seqs.concat(this.grams.list(filter.teamId, gramKey(gram), segments));
     if (grams.length > 1) seqs = [...new Set(seqs)];
     if (seqs.length === 0) return { total: 0, rows: [] };
     if (filter.statuses?.length || filter.tags?.length) {
@@ -345,12 +346,13 @@ export class ContactsRepo {
    * from the rarest (callers order them); only the intersection's rows are read.
    */
   candidates(filter: ContactFilter, grams: readonly string[], keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
+    const segments = this.grams.segments(filter.teamId);
     let seqs: number[] | undefined;
     for (const gram of grams) {
       // Few candidates left: confirming them (by decryption) is cheaper than reading the
       // commoner grams' long posting lists, and confirmation decides anyway.
       if (seqs !== undefined && seqs.length <= CONFIRM_DIRECTLY) break;
-      const list = this.grams.list(filter.teamId, gramKey(gram));
+      const list = this.grams.list(filter.teamId, gramKey(gram), segments);
       seqs = seqs === undefined ? list : intersect(seqs, list);
       if (seqs.length === 0) return [];
     }

@@ -1,4 +1,4 @@
-import { blocksOf } from "../contact-gram-postings.js";
+import { blocksOf, segmentOf } from "../contact-gram-postings.js";
 import type { Migration } from "./migration.js";
 
 /** Postings read per statement while converting: bounded memory at any size. */
@@ -11,7 +11,7 @@ const CONVERT_BATCH = 100_000;
  * ≈ 14 KB of a contact's ≈ 15 KB on disk (200,000 contacts: 3.0 GB, 2.85 GB of them
  * grams), and inserting ~66 rows at random places of that index per contact held imports
  * to ~350 contacts/s. Now a gram's contacts are blocks of varint differences of their
- * `seq`, a new integer per contact (its rowid is not stable: VACUUM may renumber it).
+ * `seq` (per segment of seqs), a new integer per contact (its rowid is not stable: VACUUM may renumber it).
  * The newest-first index gains `seq`, so a search walks it and keeps the members of a
  * posting list without reading the rows.
  *
@@ -30,16 +30,24 @@ export const packedContactGrams: Migration = {
 
       CREATE TABLE contact_gram_postings (
         team_id TEXT NOT NULL,
+        seg INTEGER NOT NULL,
         gram BLOB NOT NULL,
         first INTEGER NOT NULL,
         n INTEGER NOT NULL,
         postings BLOB NOT NULL,
-        PRIMARY KEY (team_id, gram, first)
+        PRIMARY KEY (team_id, seg, gram, first)
       ) STRICT, WITHOUT ROWID;
     `);
-    const insert = db.prepare("INSERT INTO contact_gram_postings (team_id, gram, first, n, postings) VALUES (?, ?, ?, ?, ?)");
+    const insert = db.prepare("INSERT INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES (?, ?, ?, ?, ?, ?)");
     const write = (teamId: string, gram: Buffer, seqs: number[]) => {
-      for (const b of blocksOf([...new Set(seqs)].sort((x, y) => x - y))) insert.run(teamId, gram, b.first, b.n, b.postings);
+      const sorted = [...new Set(seqs)].sort((x, y) => x - y);
+      for (let i = 0; i < sorted.length; ) {
+        const seg = segmentOf(sorted[i]!);
+        let j = i;
+        while (j < sorted.length && segmentOf(sorted[j]!) === seg) j++;
+        for (const b of blocksOf(sorted.slice(i, j))) insert.run(teamId, seg, gram, b.first, b.n, b.postings);
+        i = j;
+      }
     };
     // In the old primary key's order (team, gram, …): each gram's postings arrive together;
     // the last gram of a batch may continue in the next, so it is written once it ends.
