@@ -201,17 +201,8 @@ export class ContactGramPostings {
 
   /** The edits by segment, then gram: the index's key order. */
   private apply(teamId: string, edits: GramEdits, apply: (values: number[], seqs: number[]) => number[]): void {
-    const bySegment = new Map<number, GramEdits>();
-    for (const [gram, seqs] of edits) {
-      for (const seq of seqs) {
-        const seg = segmentOf(seq);
-        let segment = bySegment.get(seg);
-        if (!segment) bySegment.set(seg, (segment = new Map()));
-        addToEdits(segment, seq, [gram]);
-      }
-    }
-    for (const seg of [...bySegment.keys()].sort((a, b) => a - b)) {
-      const sorted = sortedEdits(bySegment.get(seg)!);
+    for (const [seg, segment] of bySegment(edits)) {
+      const sorted = sortedEdits(segment);
       if (apply === union) this.appendAll(teamId, seg, sorted);
       else for (const [gram, seqs] of sorted) this.edit({ teamId, seg, key: Buffer.from(gram, "hex") }, seqs, apply);
     }
@@ -302,10 +293,38 @@ export class ContactGramPostings {
   }
 }
 
+/**
+ * The edits split by segment, ascending. An import's seqs are consecutive: nearly always
+ * one segment, then the edits are passed on as they are.
+ */
+function bySegment(edits: GramEdits): Array<[number, GramEdits]> {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const seqs of edits.values()) for (const seq of seqs) (low = Math.min(low, seq)), (high = Math.max(high, seq));
+  if (low === Infinity) return [];
+  if (segmentOf(low) === segmentOf(high)) return [[segmentOf(low), edits]];
+  const out = new Map<number, GramEdits>();
+  for (const [gram, seqs] of edits) {
+    for (const seq of seqs) {
+      const seg = segmentOf(seq);
+      let segment = out.get(seg);
+      if (!segment) out.set(seg, (segment = new Map()));
+      addToEdits(segment, seq, [gram]);
+    }
+  }
+  return [...out.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+/** Whether `seqs` is strictly ascending (as an import's are: no copy, no sort). */
+function ascending(seqs: readonly number[]): boolean {
+  for (let i = 1; i < seqs.length; i++) if (seqs[i]! <= seqs[i - 1]!) return false;
+  return true;
+}
+
 /** Edits in the index's key order (lower-case hex sorts as its bytes), seqs ascending and distinct. */
 function sortedEdits(edits: GramEdits): Array<[string, number[]]> {
   return [...edits.keys()].sort().map((gram) => {
     const seqs = edits.get(gram)!;
-    return [gram, seqs.length === 1 ? seqs : [...new Set(seqs)].sort((x, y) => x - y)];
+    return [gram, ascending(seqs) ? seqs : [...new Set(seqs)].sort((x, y) => x - y)];
   });
 }
