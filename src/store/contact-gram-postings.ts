@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
+import { StatementCache } from "./db.js";
 import { putVarint, readVarint } from "./varint.js";
 
 /**
@@ -129,17 +130,15 @@ export function addToEdits(edits: GramEdits, seq: number, grams: Iterable<string
 }
 
 export class ContactGramPostings {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: StatementCache;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
+  /** A cache of its own: each of its SQL texts is always run in the same mode (raw, pluck or plain). */
   private stmt(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.get(sql);
   }
 
   /**
