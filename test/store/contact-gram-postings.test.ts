@@ -9,8 +9,13 @@ function prng(seed: number): () => number {
   return () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x80000000);
 }
 
+/** A database with workspaces team_a and team_b (the postings' rows belong to a workspace). */
 function openDb(): Db {
-  return openDatabase(join(tempDir(), DATABASE_FILE_NAME));
+  const db = openDatabase(join(tempDir(), DATABASE_FILE_NAME));
+  for (const id of ["team_a", "team_b"]) {
+    db.prepare("INSERT INTO teams (id, name, slug, plan, created_at) VALUES (?, ?, ?, 'self-hosted', '2026-01-01T00:00:00.000Z')").run(id, id, id);
+  }
+  return db;
 }
 
 const GRAMS = ["00000000000000a1", "00000000000000a2", "7f000000000000ff", "ffffffffffffffff"];
@@ -69,6 +74,16 @@ describe("packed gram postings", () => {
       decodeBlock(r.first, r.n, r.postings, seqs);
       expect(seqs[0]).toBe(r.first);
     }
+  });
+
+  it("goes with its workspace", () => {
+    const db = openDb();
+    const postings = new ContactGramPostings(db);
+    postings.add("team_a", new Map([[GRAMS[0]!, [1, 2, 3]]]));
+    postings.add("team_b", new Map([[GRAMS[0]!, [4]]]));
+    db.prepare("DELETE FROM teams WHERE id = 'team_a'").run();
+    expect(postings.list("team_a", key(GRAMS[0]!))).toEqual([]);
+    expect(postings.list("team_b", key(GRAMS[0]!))).toEqual([4]);
   });
 
   it("purges one seq from every gram of a workspace, and only there", () => {

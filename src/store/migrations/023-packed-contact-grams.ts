@@ -28,8 +28,10 @@ export const packedContactGrams: Migration = {
       DROP INDEX contacts_by_team_created;
       CREATE INDEX contacts_by_team_created ON contacts(team_id, created_at DESC, id DESC, seq);
 
+      -- No foreign key to contacts (a row holds many contacts: deleting one edits its blocks,
+      -- ContactsRepo.delete); the workspace's rows go with it.
       CREATE TABLE contact_gram_postings (
-        team_id TEXT NOT NULL,
+        team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
         seg INTEGER NOT NULL,
         gram BLOB NOT NULL,
         first INTEGER NOT NULL,
