@@ -99,7 +99,10 @@ try {
     out.importPerCpuS = N / ((cpu.user + cpu.system) / 1e6);
   }
   db.pragma("wal_checkpoint(TRUNCATE)");
-  out.bytesPerContact = (db.pragma("page_count", { simple: true }) * db.pragma("page_size", { simple: true })) / N;
+  const pageSize = db.pragma("page_size", { simple: true });
+  out.bytesPerContact = (db.pragma("page_count", { simple: true }) * pageSize) / N;
+  // Without the free pages (an upgrade leaves the old index's pages free until a VACUUM).
+  out.usedBytesPerContact = ((db.pragma("page_count", { simple: true }) - db.pragma("freelist_count", { simple: true })) * pageSize) / N;
   db.exec("ANALYZE");
 
   const q = (extra) => ({ page: 1, limit: 20, ...extra });

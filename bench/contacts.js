@@ -80,7 +80,7 @@ try {
   const before = runs.baseline[RUNS - 1].answers;
   const differing = before.filter(([search, total, page], i) => JSON.stringify([search, total, page]) !== JSON.stringify(upgraded.answers[i]));
   console.log(
-    `\nupgrade of the baseline's data directory: opened (migrations) in ${upgraded.openS.toFixed(1)} s, ${upgraded.bytesPerContact.toFixed(0)} bytes per contact after; ` +
+    `\nupgrade of the baseline's data directory: opened (migrations) in ${upgraded.openS.toFixed(1)} s, ${upgraded.bytesPerContact.toFixed(0)} bytes per contact after (${upgraded.usedBytesPerContact.toFixed(0)} in use, the rest free pages until a VACUUM); ` +
       `${before.length - differing.length} of ${before.length} queries answer as before${differing.length ? `; DIFFERENT: ${JSON.stringify(differing.slice(0, 3))}` : ""}`,
   );
   const imp = median(runs.current.map((r) => r.importPerS));
