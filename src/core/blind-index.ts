@@ -35,6 +35,12 @@ export function normaliseEmail(email: string): string {
 
 /** The distinct n-grams of a normalised string, by code point. */
 export function gramsOf(normalised: string, n = GRAM_SIZE): string[] {
+  if (!/[\uD800-\uDFFF]/.test(normalised)) {
+    // No surrogate pair (nearly every email): code units are code points.
+    const out = new Set<string>();
+    for (let i = 0; i + n <= normalised.length; i++) out.add(normalised.substring(i, i + n));
+    return [...out];
+  }
   const chars = [...normalised];
   const out = new Set<string>();
   for (let i = 0; i + n <= chars.length; i++) out.add(chars.slice(i, i + n).join(""));
@@ -63,22 +69,26 @@ export class GramHashCache {
 
   constructor(private readonly capacity = 200_000) {}
 
-  hash(keyring: Keyring, teamId: string, gram: string, keyId = keyring.currentId): string {
+  /** The hash function of one key and workspace (looked up once for all of an email's grams). */
+  hasher(keyring: Keyring, teamId: string, keyId = keyring.currentId): (gram: string) => string {
     const scopeId = `${keyId}\0${teamId}`;
     let scope = this.scopes.get(scopeId);
     if (!scope) this.scopes.set(scopeId, (scope = new Map()));
-    let hash = scope.get(gram);
-    if (hash === undefined) {
-      hash = gramHash(keyring, teamId, gram, keyId);
-      // Dropping everything at the cap is simpler than an LRU and costs one refill.
-      if (this.size >= this.capacity) {
-        for (const other of this.scopes.values()) other.clear();
-        this.size = 0;
+    const entries = scope;
+    return (gram) => {
+      let hash = entries.get(gram);
+      if (hash === undefined) {
+        hash = gramHash(keyring, teamId, gram, keyId);
+        // Dropping everything at the cap is simpler than an LRU and costs one refill.
+        if (this.size >= this.capacity) {
+          for (const other of this.scopes.values()) other.clear();
+          this.size = 0;
+        }
+        entries.set(gram, hash);
+        this.size++;
       }
-      scope.set(gram, hash);
-      this.size++;
-    }
-    return hash;
+      return hash;
+    };
   }
 }
 
@@ -96,9 +106,8 @@ export function emailGramHashes(
   cache?: GramHashCache,
 ): string[] {
   const normalised = normaliseEmail(email);
+  const hash = cache ? cache.hasher(keyring, teamId, keyId) : (gram: string) => gramHash(keyring, teamId, gram, keyId);
   const out = new Set<string>();
-  for (let n = minN; n <= maxN; n++) {
-    for (const g of gramsOf(normalised, n)) out.add(cache ? cache.hash(keyring, teamId, g, keyId) : gramHash(keyring, teamId, g, keyId));
-  }
+  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(hash(g));
   return [...out];
 }
