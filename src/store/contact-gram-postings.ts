@@ -4,9 +4,10 @@ import { StatementCache } from "./db.js";
 import { putVarint, readVarint } from "./varint.js";
 
 /**
- * Contacts' blind n-gram index as packed posting lists (migration 023): per workspace and
- * gram (8 bytes of keyed hash, `core/blind-index.ts`), the contacts having it, as their
- * `seq` (a small integer per contact, ascending) in blocks of up to BLOCK_BYTES: a row
+ * Contacts' blind n-gram index as packed posting lists (migration 023): per workspace,
+ * segment (SEGMENT_SIZE consecutive seqs) and gram (8 bytes of keyed hash,
+ * `core/blind-index.ts`), the contacts having it, as their `seq` (a small integer per
+ * contact, ascending) in blocks of up to BLOCK_BYTES: a row
  * holds the block's first seq (its key), how many seqs it has, and the differences between
  * consecutive seqs as varints. A gram most contacts share costs about one byte per contact,
  * a gram of one contact one short row.
