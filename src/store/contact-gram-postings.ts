@@ -26,6 +26,9 @@ const GRAMS_PER_READ = 500;
 /** Blocks one statement writes (`appendAll`). */
 const ROWS_PER_WRITE = 32;
 
+/** A block that exists is updated in place (INSERT OR REPLACE would delete and insert it). */
+const UPSERT = "ON CONFLICT (team_id, seg, gram, first) DO UPDATE SET n = excluded.n, postings = excluded.postings";
+
 /** Bytes of differences in one block: a small row that stays within its B-tree page. */
 export const BLOCK_BYTES = 240;
 
@@ -234,14 +237,14 @@ export class ContactGramPostings {
       }
       const values: number[] = [];
       if (last) decodeBlock(last.first, last.n, last.postings, values);
-      // The first block keeps `last.first`: INSERT OR REPLACE rewrites it in place.
+      // The first block keeps `last.first`: the upsert rewrites it in place.
       for (const b of blocksOf(union(values, seqs))) rows.push(teamId, seg, key, b.first, b.n, b.postings);
     }
     const perRow = 6;
     for (let i = 0; i < rows.length; i += ROWS_PER_WRITE * perRow) {
       const chunk = rows.slice(i, i + ROWS_PER_WRITE * perRow);
       const values = Array.from({ length: chunk.length / perRow }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-      this.stmt(`INSERT OR REPLACE INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES ${values}`).run(...chunk);
+      this.stmt(`INSERT INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES ${values} ${UPSERT}`).run(...chunk);
     }
   }
 
@@ -288,7 +291,7 @@ export class ContactGramPostings {
     if (oldFirst !== undefined && blocks[0]?.first !== oldFirst) {
       this.stmt("DELETE FROM contact_gram_postings WHERE team_id = ? AND seg = ? AND gram = ? AND first = ?").run(teamId, seg, key, oldFirst);
     }
-    const write = this.stmt("INSERT OR REPLACE INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES (?, ?, ?, ?, ?, ?)");
+    const write = this.stmt(`INSERT INTO contact_gram_postings (team_id, seg, gram, first, n, postings) VALUES (?, ?, ?, ?, ?, ?) ${UPSERT}`);
     for (const b of blocks) write.run(teamId, seg, key, b.first, b.n, b.postings);
   }
 }
