@@ -1,7 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
 import { StatementCache } from "./db.js";
-import { putVarint, readVarint } from "./varint.js";
+import { blocksOf, decodeBlock, segmentOf, type GramBlock } from "./gram-blocks.js";
 
 /**
  * Contacts' blind n-gram index as packed posting lists (migration 023): per workspace,
@@ -21,6 +21,8 @@ import { putVarint, readVarint } from "./varint.js";
  * falls in.
  */
 
+export { BLOCK_BYTES, blocksOf, decodeBlock, SEGMENT_SIZE, segmentOf, type GramBlock } from "./gram-blocks.js";
+
 /** Grams whose last blocks one statement reads (`appendAll`). */
 const GRAMS_PER_READ = 500;
 /** Blocks one statement writes (`appendAll`). */
@@ -28,54 +30,6 @@ const ROWS_PER_WRITE = 32;
 
 /** A block that exists is updated in place (INSERT OR REPLACE would delete and insert it). */
 const UPSERT = "ON CONFLICT (team_id, seg, gram, first) DO UPDATE SET n = excluded.n, postings = excluded.postings";
-
-/** Bytes of differences in one block: a small row that stays within its B-tree page. */
-export const BLOCK_BYTES = 240;
-
-/** One stored block: its first seq and the differences after it. */
-export interface GramBlock {
-  first: number;
-  n: number;
-  postings: Buffer;
-}
-
-/** Splits ascending distinct seqs into blocks of at most BLOCK_BYTES of differences. */
-export function blocksOf(values: readonly number[]): GramBlock[] {
-  const blocks: GramBlock[] = [];
-  const scratch = Buffer.allocUnsafe(BLOCK_BYTES + 10);
-  let first = 0;
-  let n = 0;
-  let pos = 0;
-  let previous = 0;
-  const close = () => blocks.push({ first, n, postings: Buffer.from(scratch.subarray(0, pos)) });
-  for (const value of values) {
-    if (n > 0) {
-      const before = pos;
-      pos = putVarint(scratch, pos, value - previous);
-      if (pos <= BLOCK_BYTES) {
-        n++;
-        previous = value;
-        continue;
-      }
-      pos = before;
-      close();
-    }
-    first = previous = value;
-    n = 1;
-    pos = 0;
-  }
-  if (n > 0) close();
-  return blocks;
-}
-
-/** Appends the seqs of a block to `out` (ascending); checks the count it was stored with. */
-export function decodeBlock(first: number, n: number, postings: Uint8Array, out: number[]): void {
-  out.push(first);
-  const at = { pos: 0 };
-  let value = first;
-  for (let i = 1; i < n; i++) out.push((value += readVarint(postings, at)));
-  if (at.pos !== postings.length) throw new Error(`corrupt gram postings: block at ${first} has ${postings.length - at.pos} bytes after its ${n} seqs`);
-}
 
 /** `a` and `b` ascending and distinct: their union, ascending. */
 function union(a: readonly number[], b: readonly number[]): number[] {
@@ -106,18 +60,6 @@ interface BlockKey {
   teamId: string;
   seg: number;
   key: Buffer;
-}
-
-/**
- * Contacts per segment: the index is ordered by segment before gram, so an import, whose
- * contacts get the newest seqs, writes the blocks of one segment only (a few hundred pages)
- * instead of blocks all over the index; each commit's page writes stay the same as the
- * index grows. A gram costs a row per segment it occurs in, and a read a seek per segment.
- */
-export const SEGMENT_SIZE = 8192;
-
-export function segmentOf(seq: number): number {
-  return Math.floor(seq / SEGMENT_SIZE);
 }
 
 /** Postings to add or remove in one workspace: per gram (16 hex characters), seqs in any order. */

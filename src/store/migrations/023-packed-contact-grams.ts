@@ -1,4 +1,4 @@
-import { blocksOf, segmentOf } from "../contact-gram-postings.js";
+import { blocksOf, segmentOf } from "../gram-blocks.js";
 import type { Migration } from "./migration.js";
 
 /** Postings read per statement while converting: bounded memory at any size. */
