@@ -35,6 +35,12 @@ export function normaliseEmail(email: string): string {
 
 /** The distinct n-grams of a normalised string, by code point. */
 export function gramsOf(normalised: string, n = GRAM_SIZE): string[] {
+  if (!/[\uD800-\uDFFF]/.test(normalised)) {
+    // No surrogate pair (nearly every email): code units are code points.
+    const out = new Set<string>();
+    for (let i = 0; i + n <= normalised.length; i++) out.add(normalised.substring(i, i + n));
+    return [...out];
+  }
   const chars = [...normalised];
   const out = new Set<string>();
   for (let i = 0; i + n <= chars.length; i++) out.add(chars.slice(i, i + n).join(""));
@@ -50,12 +56,58 @@ export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?:
 }
 
 /**
+ * Gram hashes already computed, by master key id, workspace and gram: the HMACs were most
+ * of an import's CPU, and a workspace's emails repeat most of their grams (providers,
+ * domains, role names, common first names). In memory only, bounded, in a process that
+ * holds the keys anyway. A key id names one key's content, so entries stay right when the
+ * keyring is replaced.
+ */
+export class GramHashCache {
+  /** Per key id and workspace, gram → hash: short keys for the lookups of every gram. */
+  private readonly scopes = new Map<string, Map<string, string>>();
+  private size = 0;
+
+  constructor(private readonly capacity = 200_000) {}
+
+  /** The hash function of one key and workspace (looked up once for all of an email's grams). */
+  hasher(keyring: Keyring, teamId: string, keyId = keyring.currentId): (gram: string) => string {
+    const scopeId = `${keyId}\0${teamId}`;
+    let scope = this.scopes.get(scopeId);
+    if (!scope) this.scopes.set(scopeId, (scope = new Map()));
+    const entries = scope;
+    return (gram) => {
+      let hash = entries.get(gram);
+      if (hash === undefined) {
+        hash = gramHash(keyring, teamId, gram, keyId);
+        // Dropping everything at the cap is simpler than an LRU and costs one refill.
+        if (this.size >= this.capacity) {
+          for (const other of this.scopes.values()) other.clear();
+          this.size = 0;
+        }
+        entries.set(gram, hash);
+        this.size++;
+      }
+      return hash;
+    };
+  }
+}
+
+/**
  * The blind grams stored for an email: its 3- to `maxN`-grams. Grams of different lengths
  * are different HMAC inputs, so one hash space holds them all.
  */
-export function emailGramHashes(keyring: Keyring, teamId: string, email: string, keyId?: string, maxN = MAX_GRAM_SIZE, minN = GRAM_SIZE): string[] {
+export function emailGramHashes(
+  keyring: Keyring,
+  teamId: string,
+  email: string,
+  keyId?: string,
+  maxN = MAX_GRAM_SIZE,
+  minN = GRAM_SIZE,
+  cache?: GramHashCache,
+): string[] {
   const normalised = normaliseEmail(email);
+  const hash = cache ? cache.hasher(keyring, teamId, keyId) : (gram: string) => gramHash(keyring, teamId, gram, keyId);
   const out = new Set<string>();
-  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(gramHash(keyring, teamId, g, keyId));
+  for (let n = minN; n <= maxN; n++) for (const g of gramsOf(normalised, n)) out.add(hash(g));
   return [...out];
 }

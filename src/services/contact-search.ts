@@ -12,7 +12,7 @@ import type { ContactCipher } from "./contacts-encryption.js";
 export const SHORT_SEARCH_SCAN_CAP = 5000;
 /** Normalised emails kept in memory to confirm search candidates (≈ 25 MB at most). */
 const EMAIL_CACHE_ENTRIES = 200_000;
-/** Capped posting count used to order grams rarest first (cheap, and enough to rank). */
+/** The posting count given to grams not counted (one rare enough was found first). */
 const GRAM_RANK_CAP = 2000;
 /** A gram with fewer postings than this drives the intersection without ranking the rest. */
 const RARE_ENOUGH = 64;
@@ -62,7 +62,7 @@ export class ContactSearch {
       // Drive the intersection from the rarest gram: the others are index probes per candidate.
       const ranked = this.rankGrams(filter.teamId, hashes);
       if (ranked[0]!.n === 0) continue;
-      const candidates = this.deps.repo.candidates({ ...filter, grams: ranked.map((r) => r.h) }, keyId);
+      const candidates = this.deps.repo.candidates(filter, ranked.map((r) => r.h), keyId);
       for (const c of candidates) {
         if (this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
       }
@@ -130,13 +130,13 @@ export class ContactSearch {
   }
 
   /**
-   * Grams by capped posting count, rarest first. A long query has many grams: once one is
+   * Grams by posting count (a sum over their blocks), rarest first. A long query has many grams: once one is
    * rare enough to drive the intersection cheaply, the others are not counted.
    */
   private rankGrams(teamId: string, hashes: string[]): Array<{ h: string; n: number }> {
     const ranked: Array<{ h: string; n: number }> = [];
     for (const [i, h] of hashes.entries()) {
-      const n = this.deps.repo.gramFrequency(teamId, h, GRAM_RANK_CAP);
+      const n = this.deps.repo.gramFrequency(teamId, h);
       ranked.push({ h, n });
       if (n < RARE_ENOUGH) {
         ranked.push(...hashes.slice(i + 1).map((rest) => ({ h: rest, n: GRAM_RANK_CAP })));

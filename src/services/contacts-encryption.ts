@@ -1,4 +1,4 @@
-import { emailBlindIndex, emailGramHashes } from "../core/blind-index.js";
+import { emailBlindIndex, emailGramHashes, GramHashCache } from "../core/blind-index.js";
 import { KeyringError, type Keyring } from "../core/crypto.js";
 import { AppError } from "../core/errors.js";
 import type { Contact, ContactStatus } from "../core/schemas/contact.js";
@@ -33,7 +33,14 @@ export interface PlainContact {
  * run by another process brings a new current key.
  */
 export class ContactCipher {
+  private readonly gramCache = new GramHashCache();
+
   constructor(private readonly keys: { get(): Keyring }) {}
+
+  /** An email's blind grams under `keyId` (default: the current key). */
+  gramHashes(teamId: string, email: string, keyId?: string): string[] {
+    return emailGramHashes(this.keys.get(), teamId, email, keyId, undefined, undefined, this.gramCache);
+  }
 
   /** Everything stored for a contact, encrypted under the current key. CPU only: call before the transaction. */
   seal(teamId: string, id: string, plain: PlainContact, createdAt: string, updatedAt: string): ContactWrite {
@@ -55,7 +62,7 @@ export class ContactCipher {
         created_at: createdAt,
         updated_at: updatedAt,
       },
-      grams: emailGramHashes(keyring, teamId, plain.email),
+      grams: this.gramHashes(teamId, plain.email),
       tags: plain.tags,
     };
   }
@@ -91,6 +98,19 @@ export class ContactCipher {
     return this.keys.get().decrypt(row.email_ct, contactAad(teamId, row.id, "email"));
   }
 
+  /**
+   * The blind grams a stored contact's email has under the key it was written with (what
+   * its postings are), or undefined when it cannot be decrypted (its key is not loaded).
+   */
+  storedGrams(row: Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id">): string[] | undefined {
+    try {
+      return this.gramHashes(row.team_id, this.decryptEmail(row, row.team_id), row.key_id);
+    } catch (err) {
+      if (err instanceof KeyringError) return undefined;
+      throw err;
+    }
+  }
+
   /** Blind indexes of an email under every loaded key (one, or two during a rotation). */
   blindIndexes(teamId: string, email: string): string[] {
     const keyring = this.keys.get();
@@ -111,13 +131,16 @@ export function contactsColumnSet(db: Db): EncryptedColumnSet {
     idColumn: "id",
     keyIdColumn: "key_id",
     columns: Object.keys(CONTACT_ENCRYPTED_FIELDS),
-    // created_at: the gram postings carry it (their newest-first order).
-    contextColumns: ["team_id", "created_at"],
+    // seq: the contact's number in the gram postings.
+    contextColumns: ["team_id", "seq"],
     aad: (row, column) => contactAad(row.team_id!, row.id!, CONTACT_ENCRYPTED_FIELDS[column as keyof typeof CONTACT_ENCRYPTED_FIELDS]),
     afterRewrite(row, plaintexts, keyring) {
       const email = plaintexts.email_ct!;
-      repo.setBlindIndex(row.id!, emailBlindIndex(keyring, row.team_id!, email));
-      repo.replaceGrams(row.team_id!, row.id!, row.created_at!, emailGramHashes(keyring, row.team_id!, email));
+      const teamId = row.team_id!;
+      repo.setBlindIndex(row.id!, emailBlindIndex(keyring, teamId, email));
+      // `row.key_id` is still the old key: its grams are the postings to replace.
+      const seq = Number(row.seq);
+      repo.replaceGrams(teamId, row.id!, seq, emailGramHashes(keyring, teamId, email, row.key_id!), emailGramHashes(keyring, teamId, email));
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Statement } from "better-sqlite3";
+import { addToEdits, ContactGramPostings, type GramEdits } from "./contact-gram-postings.js";
 import type { Db } from "./db.js";
 
 export interface ContactRow {
@@ -19,6 +20,8 @@ export interface ContactRow {
   /** Migration 027: the verification's JSON and status (absent on rows being written). */
   verification?: string | null;
   verification_status?: string | null;
+  /** The contact's number in the gram postings (migration 023); assigned on insert. */
+  seq: number;
 }
 
 /** Filters of the contact list that SQL can apply without decrypting. */
@@ -26,8 +29,6 @@ export interface ContactFilter {
   teamId: string;
   statuses?: readonly string[];
   tags?: readonly string[];
-  /** Only contacts whose email has every one of these blind grams (one key id's values). */
-  grams?: readonly string[];
   /** Only these contact ids (candidates confirmed by decryption). */
   ids?: readonly string[];
   /** Verification statuses (any of); `unverified` is a contact never verified. */
@@ -35,21 +36,54 @@ export interface ContactFilter {
 }
 
 export interface ContactWrite {
-  row: ContactRow;
+  /** Without `seq`: the insert assigns it. */
+  row: Omit<ContactRow, "seq">;
   grams: readonly string[];
   tags: readonly string[];
 }
 
+/** What the newest-first ordering of a search's matches needs of each. */
+interface Ordered {
+  seq: number;
+  id: string;
+  created_at: string;
+}
+
 /** Below this many candidates, the remaining grams are not intersected (see `candidates`). */
 const CONFIRM_DIRECTLY = 256;
+
+/**
+ * Rows of the newest-first walk allowed per member before sorting the members instead: a
+ * walked row is an index entry, a sorted member a lookup of its row (a few times dearer).
+ */
+const WALK_PER_MEMBER = 4;
 
 /** A gram hash (16 hex characters) as the 8-byte key the index stores (migration 012). */
 function gramKey(hex: string): Buffer {
   return Buffer.from(hex, "hex");
 }
 
+/** One contact's grams as postings of its seq. */
+function editsOf(seq: number, grams: readonly string[]): GramEdits {
+  return addToEdits(new Map(), seq, grams);
+}
+
+/** Newest first: `created_at` then `id`, both descending (the list's order). */
+function newestFirst(a: Ordered, b: Ordered): number {
+  return a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** The intersection of ascending lists (the first decides the order). */
+function intersect(a: readonly number[], b: readonly number[]): number[] {
+  const keep = new Set(b);
+  return a.filter((v) => keep.has(v));
+}
+
+const placeholderLists: string[] = [];
+
+/** `?, ?, …` n times (kept: the duplicate check of every imported contact asks for one). */
 function placeholders(n: number): string {
-  return Array.from({ length: n }, () => "?").join(", ");
+  return (placeholderLists[n] ??= Array.from({ length: n }, () => "?").join(", "));
 }
 
 /** The WHERE clause of a filter on `c` (contacts). Values are bound, never interpolated. */
@@ -72,13 +106,6 @@ function whereOf(filter: ContactFilter): { sql: string; params: unknown[] } {
     clauses.push(`(${parts.join(" OR ")})`);
     params.push(...statuses);
   }
-  if (filter.grams?.length) {
-    // One index probe per gram and contact: (team_id, gram, created_at, contact_id) is the primary key.
-    for (const gram of filter.grams) {
-      clauses.push("EXISTS (SELECT 1 FROM contact_email_ngrams g WHERE g.team_id = c.team_id AND g.gram = ? AND g.created_at = c.created_at AND g.contact_id = c.id)");
-      params.push(gramKey(gram));
-    }
-  }
   return { sql: clauses.join(" AND "), params };
 }
 
@@ -93,8 +120,11 @@ function fromOf(filter: ContactFilter): { sql: string; params: unknown[] } {
 
 export class ContactsRepo {
   private readonly statements = new Map<string, Statement>();
+  private readonly grams: ContactGramPostings;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.grams = new ContactGramPostings(db);
+  }
 
   /** Prepared once per connection: the import path runs these thousands of times. */
   private stmt(sql: string): Statement {
@@ -107,28 +137,45 @@ export class ContactsRepo {
   }
 
   insert(write: ContactWrite): void {
-    const r = write.row;
-    this
-      .stmt(
-        `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, phone_ct, description, status, tags, key_id, created_at, updated_at, time_zone)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at, r.time_zone);
-    this.insertGrams(r.team_id, r.id, r.created_at, write.grams);
-    this.insertTags(r.team_id, r.id, write.tags);
+    this.insertAll([write]);
   }
 
-  /** Rewrite a contact's columns, grams and tags. Guarded by team. */
-  update(write: ContactWrite): boolean {
+  /**
+   * Inserts contacts (in the caller's transaction), each with the next seq, then all their
+   * gram postings at once: per gram one edit of its last block for the whole batch, in key
+   * order, instead of a row per gram and contact.
+   */
+  insertAll(writes: readonly ContactWrite[]): void {
+    if (writes.length === 0) return;
+    let seq = this.stmt("SELECT coalesce(max(seq), 0) FROM contacts").pluck().get() as number;
+    const insert = this.stmt(
+      `INSERT INTO contacts (id, team_id, email_ct, email_bidx, name_ct, phone_ct, description, status, tags, key_id, created_at, updated_at, time_zone, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const edits = new Map<string, GramEdits>();
+    for (const write of writes) {
+      const r = write.row;
+      insert.run(r.id, r.team_id, r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.created_at, r.updated_at, r.time_zone, ++seq);
+      this.insertTags(r.team_id, r.id, write.tags);
+      let team = edits.get(r.team_id);
+      if (!team) edits.set(r.team_id, (team = new Map()));
+      addToEdits(team, seq, write.grams);
+    }
+    for (const [teamId, team] of edits) this.grams.add(teamId, team);
+  }
+
+  /** Rewrite a contact's columns, grams (replacing `oldGrams`, what its old email had) and tags. Guarded by team. */
+  update(write: ContactWrite, oldGrams: readonly string[]): boolean {
     const r = write.row;
-    const changed = this.db
-      .prepare(
+    const seq = this
+      .stmt(
         `UPDATE contacts SET email_ct = ?, email_bidx = ?, name_ct = ?, phone_ct = ?, description = ?, status = ?, tags = ?, key_id = ?, updated_at = ?, time_zone = ?
-         WHERE id = ? AND team_id = ?`,
+         WHERE id = ? AND team_id = ? RETURNING seq`,
       )
-      .run(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.time_zone, r.id, r.team_id).changes;
-    if (changed === 0) return false;
-    this.replaceGrams(r.team_id, r.id, r.created_at, write.grams);
+      .pluck()
+      .get(r.email_ct, r.email_bidx, r.name_ct, r.phone_ct, r.description, r.status, r.tags, r.key_id, r.updated_at, r.time_zone, r.id, r.team_id) as number | undefined;
+    if (seq === undefined) return false;
+    this.replaceGrams(r.team_id, r.id, seq, oldGrams, write.grams);
     this.replaceTags(r.team_id, r.id, write.tags);
     return true;
   }
@@ -137,48 +184,38 @@ export class ContactsRepo {
     this.stmt("UPDATE contacts SET email_bidx = ? WHERE id = ?").run(bidx, contactId);
   }
 
-  /** A contact's complete gram set (all sizes): it no longer needs the 4/5-gram backfill. */
-  replaceGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
-    this.stmt("DELETE FROM contact_email_ngrams WHERE contact_id = ?").run(contactId);
-    this.insertGrams(teamId, contactId, createdAt, grams);
+  /**
+   * A contact's complete gram set (all sizes) in place of the old one (`oldGrams`: every
+   * gram its old email had under its old key; those it lacked are skipped): it no longer
+   * needs the 4/5-gram backfill.
+   */
+  replaceGrams(teamId: string, contactId: string, seq: number, oldGrams: readonly string[], grams: readonly string[]): void {
+    this.grams.remove(teamId, editsOf(seq, oldGrams));
+    this.grams.add(teamId, editsOf(seq, grams));
     this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(contactId);
   }
 
-  /** Up to 32 grams per statement: one native call instead of one per gram. */
-  private insertGrams(teamId: string, contactId: string, createdAt: string, grams: readonly string[]): void {
-    for (let i = 0; i < grams.length; i += 32) {
-      const chunk = grams.slice(i, i + 32);
-      const values = chunk.map(() => "(?, ?, ?, ?)").join(", ");
-      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${values}`).run(
-        ...chunk.flatMap((gram) => [teamId, gramKey(gram), createdAt, contactId]),
-      );
-    }
-  }
-
   /**
-   * Adds the grams of contacts listed for the backfill and unlists them; the postings of a
-   * whole batch are inserted sorted by key, so the inserts sweep the index in order instead
-   * of landing on random pages (the backfill of a large workspace is I/O-bound otherwise).
-   * Only contacts still listed and still holding `emailCt` are touched: an update or a
-   * rotation in between rewrote all their grams and unlisted them.
+   * Adds the grams of contacts listed for the backfill and unlists them, the whole batch's
+   * postings in one sweep of the index. Only contacts still listed and still holding
+   * `emailCt` are touched: an update or a rotation in between rewrote all their grams and
+   * unlisted them.
    */
-  completeBackfilledGrams(rows: ReadonlyArray<{ teamId: string; contactId: string; createdAt: string; emailCt: string; grams: readonly string[] }>): number {
+  completeBackfilledGrams(rows: ReadonlyArray<{ teamId: string; contactId: string; seq: number; emailCt: string; grams: readonly string[] }>): number {
     const listed = this.stmt(
       "SELECT 1 FROM contact_ngram_backfill b JOIN contacts c ON c.id = b.contact_id WHERE b.contact_id = ? AND c.email_ct = ?",
     );
-    const postings: Array<[string, Buffer, string, string]> = [];
+    const edits = new Map<string, GramEdits>();
     let done = 0;
     for (const row of rows) {
       if (listed.get(row.contactId, row.emailCt) === undefined) continue;
-      for (const gram of row.grams) postings.push([row.teamId, gramKey(gram), row.createdAt, row.contactId]);
+      let team = edits.get(row.teamId);
+      if (!team) edits.set(row.teamId, (team = new Map()));
+      addToEdits(team, row.seq, row.grams);
       this.stmt("DELETE FROM contact_ngram_backfill WHERE contact_id = ?").run(row.contactId);
       done++;
     }
-    postings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Buffer.compare(a[1], b[1])));
-    for (let i = 0; i < postings.length; i += 32) {
-      const chunk = postings.slice(i, i + 32);
-      this.stmt(`INSERT OR IGNORE INTO contact_email_ngrams (team_id, gram, created_at, contact_id) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`).run(...chunk.flat());
-    }
+    for (const [teamId, team] of edits) this.grams.add(teamId, team);
     return done;
   }
 
@@ -188,42 +225,74 @@ export class ContactsRepo {
   }
 
   /** The next contacts waiting for their 4/5-grams, by id after `afterId` (a cursor that skips failures). */
-  ngramBackfillBatch(afterId: string, limit: number): Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "created_at">> {
+  ngramBackfillBatch(afterId: string, limit: number): Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "seq">> {
     return this
       .stmt(
-        `SELECT c.id, c.team_id, c.email_ct, c.key_id, c.created_at FROM contact_ngram_backfill b CROSS JOIN contacts c ON c.id = b.contact_id
+        `SELECT c.id, c.team_id, c.email_ct, c.key_id, c.seq FROM contact_ngram_backfill b CROSS JOIN contacts c ON c.id = b.contact_id
          WHERE b.contact_id > ? ORDER BY b.contact_id LIMIT ?`,
       )
-      .all(afterId, limit) as Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "created_at">>;
+      .all(afterId, limit) as Array<Pick<ContactRow, "id" | "team_id" | "email_ct" | "key_id" | "seq">>;
   }
 
   /**
    * A search answered by the index alone: the contacts having any of `grams` (the query's
    * own n-gram under each key in use; a posting is a match, see `ContactService.list`),
-   * passing the other filters, as `total` and one page newest first. The posting list's
-   * key order is the page order, so without other filters the count and the page are
-   * index ranges and only the page's rows are read from `contacts`.
+   * passing the other filters, as `total` and one page newest first. Without other filters
+   * `total` is the posting lists' length and only the page's rows are read.
    */
   exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
-    const gramSql = `g.team_id = ? AND g.gram IN (${placeholders(grams.length)})`;
-    const keys = [filter.teamId, ...grams.map(gramKey)];
-    if (!filter.statuses?.length && !filter.tags?.length && !filter.verification?.length) {
-      const total = (this.stmt(`SELECT COUNT(*) AS n FROM contact_email_ngrams g WHERE ${gramSql}`).get(...keys) as { n: number }).n;
-      const ids = this
-        .stmt(`SELECT g.contact_id FROM contact_email_ngrams g WHERE ${gramSql} ORDER BY g.created_at DESC, g.contact_id DESC LIMIT ? OFFSET ?`)
-        .pluck()
-        .all(...keys, limit, offset) as string[];
-      return { total, rows: ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [] };
+    const segments = this.grams.segments(filter.teamId);
+    let seqs: number[] = [];
+    for (const gram of grams) seqs = seqs.concat(this.grams.list(filter.teamId, gramKey(gram), segments));
+    if (grams.length > 1) seqs = [...new Set(seqs)];
+    if (seqs.length === 0) return { total: 0, rows: [] };
+    if (filter.statuses?.length || filter.tags?.length || filter.verification?.length) {
+      // Other filters need each candidate's row: one probe per posting, no decryption.
+      const matched = this.orderedBySeq(filter, seqs).sort(newestFirst);
+      const ids = matched.slice(offset, offset + limit).map((m) => m.id);
+      return { total: matched.length, rows: ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [] };
     }
-    // Other filters need each candidate's row: drive from the posting list (CROSS JOIN pins
-    // the order), one primary-key probe per posting, no decryption.
+    const ids = this.newestOf(filter.teamId, seqs, limit, offset);
+    return { total: seqs.length, rows: ids.length ? this.page({ teamId: filter.teamId, ids }, limit, 0) : [] };
+  }
+
+  /**
+   * Ids of the page `[offset, offset + limit)`, newest first, of the contacts numbered
+   * `seqs`. Two ways, the cheaper first: walk the workspace's newest-first index (which
+   * holds seq, migration 023) keeping members, which for a common gram reaches the page
+   * after a few rows; when the walk has read as many rows as there are members without
+   * getting there (a rare gram, a deep page), read every member's order keys and sort.
+   * Either way at most a few times the cheaper one.
+   */
+  private newestOf(teamId: string, seqs: readonly number[], limit: number, offset: number): string[] {
+    // A bitmap by seq: a common gram has tens of thousands of members (a Set of them cost
+    // more than the walk).
+    let max = 0;
+    for (const seq of seqs) if (seq > max) max = seq;
+    const bits = new Uint8Array((max >> 3) + 1);
+    for (const seq of seqs) bits[seq >> 3]! |= 1 << (seq & 7);
+    const isMember = (seq: number) => seq <= max && (bits[seq >> 3]! & (1 << (seq & 7))) !== 0;
+    const want = offset + limit;
+    const ids: string[] = [];
+    const budget = seqs.length * WALK_PER_MEMBER;
+    let walked = 0;
+    let found = 0;
+    const walk = this.stmt("SELECT seq, id FROM contacts WHERE team_id = ? ORDER BY created_at DESC, id DESC").raw();
+    for (const [seq, id] of walk.iterate(teamId) as IterableIterator<[number, string]>) {
+      if (isMember(seq) && found++ >= offset) ids.push(id);
+      if (found >= want || ++walked > budget) break;
+    }
+    if (found >= want || walked <= budget) return ids;
+    return this.orderedBySeq({ teamId }, seqs)
+      .sort(newestFirst)
+      .slice(offset, want)
+      .map((m) => m.id);
+  }
+
+  /** Seq, id and creation time of the contacts numbered `seqs` that pass the filter. */
+  private orderedBySeq(filter: ContactFilter, seqs: readonly number[]): Ordered[] {
     const { sql, params } = whereOf({ ...filter, ids: [] });
-    const from = `contact_email_ngrams g CROSS JOIN contacts c ON c.id = g.contact_id`;
-    const total = (this.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE ${gramSql} AND ${sql}`).get(...keys, ...params) as { n: number }).n;
-    const rows = this
-      .stmt(`SELECT c.* FROM ${from} WHERE ${gramSql} AND ${sql} ORDER BY g.created_at DESC, g.contact_id DESC LIMIT ? OFFSET ?`)
-      .all(...keys, ...params, limit, offset) as ContactRow[];
-    return { total, rows };
+    return this.stmt(`SELECT c.seq, c.id, c.created_at FROM json_each(?) j CROSS JOIN contacts c ON c.seq = j.value WHERE ${sql}`).all(JSON.stringify(seqs), ...params) as Ordered[];
   }
 
   private replaceTags(teamId: string, contactId: string, tags: readonly string[]): void {
@@ -247,8 +316,17 @@ export class ContactsRepo {
       .all(teamId, ...bidxs) as Array<{ id: string; key_id: string; email_bidx: string }>;
   }
 
-  delete(teamId: string, id: string): boolean {
-    return this.stmt("DELETE FROM contacts WHERE id = ? AND team_id = ?").run(id, teamId).changes > 0;
+  /**
+   * Deletes a contact and its gram postings: `grams`, what its email has under its key, or
+   * when that cannot be computed (its key is not loaded), undefined: then its seq is looked
+   * for in every posting list of the workspace.
+   */
+  delete(teamId: string, id: string, grams: readonly string[] | undefined): boolean {
+    const seq = this.stmt("DELETE FROM contacts WHERE id = ? AND team_id = ? RETURNING seq").pluck().get(id, teamId) as number | undefined;
+    if (seq === undefined) return false;
+    if (grams) this.grams.remove(teamId, editsOf(seq, grams));
+    else this.grams.purge(teamId, seq);
+    return true;
   }
 
   count(teamId: string): number {
@@ -269,7 +347,7 @@ export class ContactsRepo {
 
   /** One page, newest first; `created_at` then `id` makes the order total and stable. */
   page(filter: ContactFilter, limit: number, offset: number): ContactRow[] {
-    if (!filter.statuses?.length && !filter.tags?.length && !filter.grams?.length && !filter.ids && !filter.verification?.length) {
+    if (!filter.statuses?.length && !filter.tags?.length && !filter.ids && !filter.verification?.length) {
       // Unfiltered: walk the covering (team_id, created_at, id) index for the ids, so a deep
       // OFFSET skips index entries instead of reading every skipped row, then fetch the page.
       const ids = (
@@ -286,46 +364,32 @@ export class ContactsRepo {
 
   /**
    * Candidates for a substring search: id, email ciphertext and creation time of the
-   * contacts (of one key id) that have the grams and pass the other filters (a superset:
-   * callers confirm each by decrypting). Each gram's
-   * posting list is read as one range of the (team_id, gram, created_at, contact_id) key,
-   * and the lists are intersected here from the rarest (callers order them):
-   * sequential reads instead of a random index probe per candidate and gram. Only the
-   * intersection's rows are then read from the contacts table.
+   * contacts (of one key id) that have all of `grams` and pass the other filters (a
+   * superset: callers confirm each by decrypting). The posting lists are intersected
+   * from the rarest (callers order them); only the intersection's rows are read.
    */
-  candidates(filter: ContactFilter, keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
-    const postings = this.stmt("SELECT contact_id FROM contact_email_ngrams WHERE team_id = ? AND gram = ?").pluck();
-    let ids: string[] | undefined;
-    for (const gram of filter.grams ?? []) {
+  candidates(filter: ContactFilter, grams: readonly string[], keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
+    const segments = this.grams.segments(filter.teamId);
+    let seqs: number[] | undefined;
+    for (const gram of grams) {
       // Few candidates left: confirming them (by decryption) is cheaper than reading the
       // commoner grams' long posting lists, and confirmation decides anyway.
-      if (ids !== undefined && ids.length <= CONFIRM_DIRECTLY) break;
-      const list = postings.all(filter.teamId, gramKey(gram)) as string[];
-      if (ids === undefined) ids = list;
-      else {
-        const keep = new Set(list);
-        ids = ids.filter((id) => keep.has(id));
-      }
-      if (ids.length === 0) return [];
+      if (seqs !== undefined && seqs.length <= CONFIRM_DIRECTLY) break;
+      const list = this.grams.list(filter.teamId, gramKey(gram), segments);
+      seqs = seqs === undefined ? list : intersect(seqs, list);
+      if (seqs.length === 0) return [];
     }
-    if (!ids) return [];
-    const { sql, params } = whereOf({ ...filter, grams: [], ids });
-    const from = fromOf({ ...filter, ids });
+    if (!seqs) return [];
+    const { sql, params } = whereOf({ ...filter, ids: [] });
     // `+c.key_id`: a filter on the looked-up row, never an index to search by.
-    return this.stmt(`SELECT c.id, c.email_ct, c.created_at FROM ${from.sql} WHERE ${sql} AND +c.key_id = ?`).all(...from.params, ...params, keyId) as Array<{
-      id: string;
-      email_ct: string;
-      created_at: string;
-    }>;
+    return this
+      .stmt(`SELECT c.id, c.email_ct, c.created_at FROM json_each(?) j CROSS JOIN contacts c ON c.seq = j.value WHERE ${sql} AND +c.key_id = ?`)
+      .all(JSON.stringify(seqs), ...params, keyId) as Array<{ id: string; email_ct: string; created_at: string }>;
   }
 
   /** How many contacts carry a blind gram: to drive the intersection from the rarest. */
-  gramFrequency(teamId: string, gram: string, cap: number): number {
-    return (
-      this
-        .stmt("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contact_email_ngrams WHERE team_id = ? AND gram = ? LIMIT ?)")
-        .get(teamId, gramKey(gram), cap) as { n: number }
-    ).n;
+  gramFrequency(teamId: string, gram: string): number {
+    return this.grams.count(teamId, gramKey(gram));
   }
 
   /** Every email ciphertext of a workspace passing the filters: the decrypt-and-scan path. */

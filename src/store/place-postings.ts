@@ -6,6 +6,7 @@ import type { Db } from "./connection.js";
 import { raisePageCache } from "./page-cache.js";
 import { rowsOfPacked, type CellPostingsByTerm, type CellPostingsRow, type PackedCellPostings } from "./packed-cell-postings.js";
 import { eachTermOf } from "./place-terms.js";
+import { putVarint, readVarint } from "./varint.js";
 
 
 /**
@@ -117,19 +118,6 @@ export function indexCoordinate(degrees: number): number {
   return Math.round(degrees * COORDINATE_SCALE) / COORDINATE_SCALE;
 }
 
-/** Appends a varint (exact up to 2^53) at `pos`; returns the next position. */
-function putVarint(out: Buffer, pos: number, n: number): number {
-  while (n >= 0x80000000) {
-    out[pos++] = (n % 128) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  while (n >= 0x80) {
-    out[pos++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[pos++] = n;
-  return pos;
-}
 const zigzag = (n: number) => (n >= 0 ? n * 2 : -n * 2 - 1);
 const unzigzag = (n: number) => (n % 2 === 0 ? n / 2 : -(n + 1) / 2);
 
@@ -165,19 +153,6 @@ export function encodePostings(values: ArrayLike<number>): Buffer {
 /** The number of postings in a BLOB (its first varint), without decoding them. */
 export function postingsCount(blob: Uint8Array): number {
   return readVarint(blob, { pos: 0 });
-}
-
-function readVarint(blob: Uint8Array, at: { pos: number }): number {
-  let result = 0;
-  let scale = 1;
-  for (;;) {
-    if (at.pos >= blob.length) throw new Error(`corrupt postings: truncated at byte ${at.pos} of ${blob.length}`);
-    const byte = blob[at.pos++]!;
-    result += (byte & 0x7f) * scale;
-    if (byte < 0x80) return result;
-    scale *= 128;
-    if (scale > 2 ** 56) throw new Error("corrupt postings: varint too long");
-  }
 }
 
 /** The records of a postings BLOB as a flat Float64Array (stride POSTING_STRIDE). */

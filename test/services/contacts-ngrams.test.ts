@@ -5,16 +5,16 @@ import { addKeyToKeyFile, Keyring, loadKeyring } from "../../src/core/crypto.js"
 import { backfillContactNgrams } from "../../src/services/contact-ngram-backfill.js";
 import type { ContactService } from "../../src/services/contacts.js";
 import { contactAad } from "../../src/services/contacts-encryption.js";
-import type { Services } from "../../src/services/index.js";
 import { openInstance } from "../../src/services/instance.js";
+import { ContactGramPostings } from "../../src/store/contact-gram-postings.js";
 import { ContactsRepo } from "../../src/store/contacts.js";
 import { DATABASE_FILE_NAME, migrate, openDatabase, schemaVersion, type Db } from "../../src/store/db.js";
 import { contactNgrams } from "../../src/store/migrations/012-contact-ngrams.js";
 import { MIGRATIONS } from "../../src/store/migrations/index.js";
+import { allPostings, expectSameAsScan, query, seqOf } from "../helpers/contact-search.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { createTestInstance } from "../helpers/instance.js";
 
-const query = (q: Record<string, unknown> = {}) => ({ page: 1, limit: 20, ...q }) as never;
 const KEY = Buffer.alloc(32, 7).toString("hex");
 
 afterEach(() => {
@@ -36,40 +36,6 @@ async function addAll(contacts: ContactService, teamId: string, emails = EMAILS)
     emails.map((email, i) => ({ email, name: `N${i}`, status: i % 3 === 0 ? "unsubscribed" : "active", tags: [i % 2 ? "odd" : "even"] })),
   );
   expect(result.created).toBe(emails.length);
-}
-
-/**
- * The answer worked out here on its own: every contact of the workspace decrypted, then
- * filtered and ordered as docs/api.md says (substring of the trimmed, NFC, lower-cased
- * email; any of the tags; any of the statuses; newest first, then id descending).
- */
-function expectedIds(services: Services, teamId: string, q: { search: string; status?: string[]; tags?: string[] }): string[] {
-  const keyring = services.keys.get();
-  const fold = (s: string) => s.trim().normalize("NFC").toLowerCase();
-  const rows = services.deps.db.prepare("SELECT id, email_ct, status, tags, created_at FROM contacts WHERE team_id = ?").all(teamId) as Array<{
-    id: string;
-    email_ct: string;
-    status: string;
-    tags: string;
-    created_at: string;
-  }>;
-  return rows
-    .filter((r) => fold(keyring.decrypt(r.email_ct, contactAad(teamId, r.id, "email"))).includes(fold(q.search)))
-    .filter((r) => !q.status || q.status.includes(r.status))
-    .filter((r) => !q.tags || (JSON.parse(r.tags) as string[]).some((tag) => q.tags!.includes(tag)))
-    .sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : a.id < b.id ? 1 : -1))
-    .map((r) => r.id);
-}
-
-/** Every page of the indexed search equals the independent answer: ids, order and total. */
-function expectSameAsScan(services: Services, teamId: string, q: { search: string; status?: string[]; tags?: string[] }): number {
-  const expected = expectedIds(services, teamId, q);
-  for (let page = 1; page <= Math.max(1, Math.ceil(expected.length / 4)); page++) {
-    const indexed = services.contacts.list(teamId, query({ ...q, page, limit: 4 }));
-    expect(indexed.total, `${JSON.stringify(q)} total`).toBe(expected.length);
-    expect(indexed.contacts.map((c) => c.id), `${JSON.stringify(q)} page ${page}`).toEqual(expected.slice((page - 1) * 4, page * 4));
-  }
-  return expected.length;
 }
 
 const SEARCHES = ["inf", "info", "info@", "@gma", "gmail", "MEIER", "r1@g", ".li", "ct@in", "hopper@", "zzzz", "praxis1"];
@@ -108,10 +74,11 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     c.update(t.teamId, id, { email: "horse@plain.example" });
     for (const search of ["zebr", "zebra", "ripes"]) expect(c.list(t.teamId, query({ search })).total, search).toBe(0);
     expect(c.list(t.teamId, query({ search: "horse" })).contacts.map((x) => x.id)).toEqual([id]);
+    const seq = seqOf(t.services.deps.db, id);
+    expect(allPostings(t.services.deps.db).filter((p) => p.seq === seq).length).toBeGreaterThan(30);
     c.delete(t.teamId, id);
     expect(c.list(t.teamId, query({ search: "horse" })).total).toBe(0);
-    const left = t.services.deps.db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams WHERE contact_id = ?").get(id) as { n: number };
-    expect(left.n).toBe(0);
+    expect(allPostings(t.services.deps.db).filter((p) => p.seq === seq)).toEqual([]);
   });
 
   it("keeps a workspace's searches exact while some contacts lack their 4/5-grams, until the backfill completes", async () => {
@@ -121,12 +88,13 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     const db = t.services.deps.db;
     const keyring = t.services.keys.get();
     // Put half the contacts back in the state migration 012 leaves them: trigrams only, listed.
-    const rows = db.prepare("SELECT id, email_ct FROM contacts WHERE team_id = ?").all(t.teamId) as Array<{ id: string; email_ct: string }>;
+    const rows = db.prepare("SELECT id, email_ct, seq FROM contacts WHERE team_id = ?").all(t.teamId) as Array<{ id: string; email_ct: string; seq: number }>;
     const pending = rows.filter((_, i) => i % 2 === 0);
+    const postings = new ContactGramPostings(db);
     for (const row of pending) {
       const email = keyring.decrypt(row.email_ct, contactAad(t.teamId, row.id, "email"));
-      const trigrams = emailGramHashes(keyring, t.teamId, email, undefined, 3);
-      db.prepare(`DELETE FROM contact_email_ngrams WHERE contact_id = ? AND hex(gram) NOT IN (${trigrams.map(() => "upper(?)").join(", ")})`).run(row.id, ...trigrams);
+      const longer = emailGramHashes(keyring, t.teamId, email, undefined, 5, 4);
+      postings.remove(t.teamId, new Map(longer.map((gram) => [gram, [row.seq]])));
       db.prepare("INSERT INTO contact_ngram_backfill (contact_id, team_id) VALUES (?, ?)").run(row.id, t.teamId);
     }
     for (const search of SEARCHES) expectSameAsScan(t.services, t.teamId, { search });
@@ -136,7 +104,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     for (const search of SEARCHES) expectSameAsScan(t.services, t.teamId, { search });
     // Every contact now has its full gram set, and nothing else.
     const expected = rows.reduce((n, r) => n + emailGramHashes(keyring, t.teamId, keyring.decrypt(r.email_ct, contactAad(t.teamId, r.id, "email"))).length, 0);
-    expect((db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams").get() as { n: number }).n).toBe(expected);
+    expect(allPostings(db)).toHaveLength(expected);
   });
 
   it("does not give a contact changed during the backfill the grams of its old email", () => {
@@ -149,7 +117,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     // The backfill read the row, then an update rewrote it (and its grams) before the write.
     c.update(t.teamId, id, { email: "new@after.example" });
     const staleGrams = emailGramHashes(t.services.keys.get(), t.teamId, "old@before.example", undefined, 5, 4);
-    expect(new ContactsRepo(db).completeBackfilledGrams([{ teamId: t.teamId, contactId: id, createdAt: "2026-11-22T10:00:00.000Z", emailCt: stale, grams: staleGrams }])).toBe(0);
+    expect(new ContactsRepo(db).completeBackfilledGrams([{ teamId: t.teamId, contactId: id, seq: seqOf(db, id), emailCt: stale, grams: staleGrams }])).toBe(0);
     expect(c.list(t.teamId, query({ search: "befor" })).total).toBe(0);
     expect(c.list(t.teamId, query({ search: "after" })).total).toBe(1);
   });
@@ -158,7 +126,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     const t = createTestInstance();
     const c = t.services.contacts;
     await addAll(c, t.teamId);
-    const before = new Set((t.services.deps.db.prepare("SELECT hex(gram) FROM contact_email_ngrams").pluck().all() as string[]));
+    const before = new Set(allPostings(t.services.deps.db).map((p) => p.gram));
     addKeyToKeyFile(t.dataDir);
     t.services.keys.replace(loadKeyring(t.dataDir, {}));
     let midway = 0;
@@ -172,7 +140,7 @@ describe("contacts substring search on the 3/4/5-gram index", () => {
     });
     expect(midway).toBeGreaterThanOrEqual(3);
     expect(result.remaining).toBe(0);
-    const after = t.services.deps.db.prepare("SELECT hex(gram) FROM contact_email_ngrams").pluck().all() as string[];
+    const after = allPostings(t.services.deps.db).map((p) => p.gram);
     expect(after.length).toBeGreaterThan(100);
     expect(after.some((g) => before.has(g))).toBe(false);
     for (const search of SEARCHES) expectSameAsScan(t.services, t.teamId, { search });
@@ -203,11 +171,11 @@ describe("migration 012 and the startup backfill", () => {
     migrate(db);
     expect(schemaVersion(db)).toBe(MIGRATIONS.length);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'contact_email_grams'").get()).toBeUndefined();
-    expect((db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams").get() as { n: number }).n).toBe(trigrams);
-    // The same values, as 8-byte keys.
-    expect(db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams WHERE length(gram) <> 8").get()).toEqual({ n: 0 });
-    // Each posting carries its contact's creation time.
-    expect(db.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams g JOIN contacts c ON c.id = g.contact_id WHERE g.created_at <> c.created_at").get()).toEqual({ n: 0 });
+    // Then migration 023 packed them: the same values, as 8-byte keys, each posting a contact of the workspace.
+    expect(allPostings(db)).toHaveLength(trigrams);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM contact_gram_postings WHERE length(gram) <> 8").get()).toEqual({ n: 0 });
+    const seqs = new Set(db.prepare("SELECT seq FROM contacts WHERE team_id = ?").pluck().all(teamId) as number[]);
+    expect(allPostings(db).every((p) => seqs.has(p.seq) && p.teamId === teamId)).toBe(true);
     expect((db.prepare("SELECT COUNT(*) AS n FROM contact_ngram_backfill").get() as { n: number }).n).toBe(EMAILS.length);
     db.close();
 
@@ -215,7 +183,7 @@ describe("migration 012 and the startup backfill", () => {
     try {
       const idb = instance.services.deps.db;
       expect((idb.prepare("SELECT COUNT(*) AS n FROM contact_ngram_backfill").get() as { n: number }).n).toBe(0);
-      expect((idb.prepare("SELECT COUNT(*) AS n FROM contact_email_ngrams").get() as { n: number }).n).toBeGreaterThan(trigrams * 2);
+      expect(allPostings(idb).length).toBeGreaterThan(trigrams * 2);
       for (const search of SEARCHES) expectSameAsScan(instance.services, teamId, { search });
       expect(instance.services.contacts.list(teamId, query({ search: "gmail" })).total).toBe(9);
     } finally {

@@ -20,6 +20,7 @@ import { postingsFromPlaces } from "./019-postings-from-places.js";
 import { placeSourceFingerprint } from "./020-place-source-fingerprint.js";
 import { postingsByTerm } from "./021-postings-by-term.js";
 import { sequences } from "./022-sequences.js";
+import { packedContactGrams } from "./023-packed-contact-grams.js";
 import { contactVerification } from "./027-contact-verification.js";
 import type { Migration } from "./migration.js";
 
@@ -52,5 +53,6 @@ export const MIGRATIONS: readonly Migration[] = [
   placeSourceFingerprint,
   postingsByTerm,
   sequences,
+  packedContactGrams,
   contactVerification,
 ];
