@@ -6,9 +6,11 @@ import { LocalPlaceProvider } from "../providers/places/local.js";
 import { OverpassProvider } from "../providers/places/overpass.js";
 import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
+import { AiModel } from "./ai-model.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
+import { CampaignDraftService } from "./campaign-drafts.js";
 import { CampaignExecutionService } from "./campaign-executions.js";
 import { SequenceSteps } from "./sequence-steps.js";
 import { ContactService } from "./contacts.js";
@@ -54,6 +56,10 @@ export interface Services {
   idempotency: IdempotencyService;
   sendingDomains: SendingDomainService;
   campaigns: CampaignService;
+  /** The configured AI model (OUTREACH_AI_*): a 503 naming the variables when there is none. */
+  ai: AiModel;
+  /** AI drafts of a campaign's copy. */
+  campaignDrafts: CampaignDraftService;
   /** Sequences: the later steps of multi-step campaigns. */
   sequences: SequenceSteps;
   /** Cancel a one-time campaign, resolve unconfirmed executions. */
@@ -173,6 +179,8 @@ export function createServices(deps: ServiceDeps): Services {
   const sequences = new SequenceSteps({ db, clock });
   const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages, sequences });
   const campaignExecutions = new CampaignExecutionService({ db, clock, sequences });
+  const ai = new AiModel(config.ai);
+  const campaignDrafts = new CampaignDraftService({ ai, brand, contacts, campaigns, templates });
   const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
@@ -202,6 +210,8 @@ export function createServices(deps: ServiceDeps): Services {
     keyRotation,
     sendingDomains,
     campaigns,
+    ai,
+    campaignDrafts,
     sequences,
     campaignExecutions,
     teamApiKeys,

@@ -18,6 +18,7 @@ import { readAll } from "../io.js";
 import { printJson, printRecord, printRows, timeCell } from "../output.js";
 import { example, withJson } from "./shared.js";
 import { printExecutions } from "../execution-rows.js";
+import { registerCampaignsDraft } from "./campaigns-draft.js";
 import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
@@ -265,4 +266,5 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
   example(executions, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json");
 
   registerSequenceVerbs(campaigns, ctx);
+  registerCampaignsDraft(campaigns, ctx);
 }

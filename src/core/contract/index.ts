@@ -1,3 +1,4 @@
+import { aiDraftOperations } from "./ai-drafts.js";
 import { brandOperations } from "./brand.js";
 import { campaignOperations } from "./campaigns.js";
 import { campaignSequenceOperations } from "./campaign-sequences.js";
@@ -26,6 +27,7 @@ export const contract = {
   ...contactOperations,
   ...campaignOperations,
   ...campaignSequenceOperations,
+  ...aiDraftOperations,
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,

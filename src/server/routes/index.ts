@@ -1,4 +1,5 @@
 import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
+import { aiDraftRoutes } from "./ai-drafts.js";
 import { brandRoutes } from "./brand.js";
 import { campaignRoutes } from "./campaigns.js";
 import { campaignExecutionRoutes } from "./campaign-executions.js";
@@ -18,6 +19,7 @@ const bindings: RouteBindings = {
   ...contactRoutes,
   ...campaignRoutes,
   ...campaignExecutionRoutes,
+  ...aiDraftRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,
