@@ -102,3 +102,20 @@ export async function checkDraft(
   }
   return { draft: { subject, bodyMarkdown, followUps: steps } };
 }
+
+/**
+ * An opener's problem, or undefined: one sentence of at most 300 characters, one line, no
+ * link of any kind and no Liquid (it is rendered as a value, so a tag would show as text).
+ */
+export function openerProblem(opener: unknown, max: number): string | undefined {
+  if (typeof opener !== "string" || opener.trim() === "") return "opener must be a non-empty string";
+  const text = opener.trim();
+  if (text.length > max) return `opener must be at most ${max} characters long (got ${text.length})`;
+  if (/[\r\n]/.test(text)) return "opener must be one line";
+  if (/\{\{|\{%|%\}|\}\}/.test(text)) return "opener must not contain Liquid ({{ }} or {% %})";
+  const link = foreignLink(text, null) ?? /\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|de|fr|uk|eu|info|biz|co)\b/i.exec(text)?.[0];
+  if (link) return `opener must not contain a link or a web address (found ${link})`;
+  // A second sentence: an end mark followed by more words (abbreviations like "Dr." are rare in one-liners).
+  if (/[.!?…]["”’)]*\s+\S/.test(text)) return "opener must be one sentence";
+  return undefined;
+}

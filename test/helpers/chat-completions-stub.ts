@@ -72,7 +72,13 @@ export async function startChatStub(options: { respond?: StubResponder; latencyM
       inFlight++;
       stub.maxInFlight = Math.max(stub.maxInFlight, inFlight);
       res.on("close", () => inFlight--);
-      const reply = responder(recorded, index);
+      let reply: StubReply;
+      try {
+        reply = responder(recorded, index);
+      } catch (err) {
+        // A responder bug answers like a broken server, never a hang.
+        reply = { status: 500, body: { error: { message: `stub responder failed: ${(err as Error).message}` } } };
+      }
       if ("hang" in reply) {
         hanging.add(res);
         return;

@@ -1,4 +1,5 @@
-import { AiProgress, DraftBody, DraftResponse } from "../schemas/ai-drafts.js";
+import { AiProgress, DraftBody, DraftResponse, ListOpenersQuery, OpenerList, OpenerParams, OpenerResponse, OpenersBody, OpenersResult, SetOpenerBody } from "../schemas/ai-drafts.js";
+import { IdParams } from "../schemas/common.js";
 import { defineOperations } from "./operation.js";
 
 /** Additions of AI drafts (docs/api.md, "AI drafts"). */
@@ -22,5 +23,52 @@ export const aiDraftOperations = defineOperations({
     stream: { progress: AiProgress },
     errorStyle: "coded",
     errors: [400, 502, 503],
+  },
+  "campaigns.generateOpeners": {
+    method: "POST",
+    path: "/api/v1/campaigns/:id/openers",
+    operationId: "generateOpeners",
+    summary: "Write `{{ contact.opener }}` for each selected contact with the AI model (JSON or NDJSON stream)",
+    description:
+      "For each contact with any of `tags` (all when none) and one of `statuses` (default active): one sentence from that contact's own facts " +
+      "(name, description, tags), one request per contact carrying only that contact's facts, at most OUTREACH_AI_CONCURRENCY in flight. " +
+      "Checked: one sentence, at most 300 characters, no link, no Liquid; one repair round, then the contact is listed in `failed` and nothing " +
+      "is saved for it. An opener already there is replaced. With `Accept: application/x-ndjson`, a progress line per contact.",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    params: IdParams,
+    body: OpenersBody,
+    response: OpenersResult,
+    stream: { progress: AiProgress },
+    errorStyle: "coded",
+    errors: [400, 404, 502, 503],
+  },
+  "campaigns.listOpeners": {
+    method: "GET",
+    path: "/api/v1/campaigns/:id/openers",
+    operationId: "listOpeners",
+    summary: "List a campaign's openers, oldest first",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    params: IdParams,
+    query: ListOpenersQuery,
+    response: OpenerList,
+    errors: [404],
+  },
+  "campaigns.setOpener": {
+    method: "PATCH",
+    path: "/api/v1/campaigns/:id/openers/:contactId",
+    operationId: "setOpener",
+    summary: "Set or edit one contact's opener",
+    description: "Checked like a generated one (one sentence, at most 300 characters, no link, no Liquid): 400 naming the problem.",
+    tag: "campaigns",
+    addition: true,
+    auth: "user",
+    params: OpenerParams,
+    body: SetOpenerBody,
+    response: OpenerResponse,
+    errors: [400, 404],
   },
 });

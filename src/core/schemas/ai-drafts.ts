@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Campaign } from "./campaign.js";
+import { ContactStatus } from "./contact.js";
 import { FollowUp } from "./sequence.js";
 
 /** Additions of AI drafts (docs/api.md, "AI drafts"): a campaign's copy and per-contact openers written by a model. */
@@ -48,3 +49,45 @@ export const AiProgress = z
   })
   .meta({ id: "AiProgress" });
 export type AiProgress = z.infer<typeof AiProgress>;
+
+/** `POST /api/v1/campaigns/{id}/openers`: which contacts (default every active one). */
+export const OpenersBody = z.strictObject({
+  tags: z.array(Tag).max(50).optional().describe("Contacts with any of these tags (default: all)."),
+  statuses: z.array(ContactStatus).min(1).max(ContactStatus.options.length).optional().describe("Contact statuses (default active)."),
+});
+export type OpenersBody = z.infer<typeof OpenersBody>;
+
+export const Opener = z
+  .object({
+    contactId: z.string(),
+    opener: z.string(),
+    source: z.enum(["model", "user"]).describe("model: written by the AI model; user: set with PATCH."),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Opener" });
+export type Opener = z.infer<typeof Opener>;
+
+export const OpenersResult = z
+  .object({
+    generated: z.number().int(),
+    failed: z.array(z.object({ contactId: z.string(), error: z.string() })).describe("Contacts whose opener could not be written or failed the checks twice: nothing was saved for them."),
+    model: z.string(),
+    usage: Usage,
+  })
+  .meta({ id: "OpenersResult" });
+export type OpenersResult = z.infer<typeof OpenersResult>;
+
+export const OpenerList = z
+  .object({ openers: z.array(Opener), total: z.number().int(), page: z.number().int(), limit: z.number().int(), totalPages: z.number().int() })
+  .meta({ id: "OpenerList" });
+
+export const ListOpenersQuery = z.strictObject({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type ListOpenersQuery = z.infer<typeof ListOpenersQuery>;
+
+export const OpenerParams = z.strictObject({ id: z.string().min(1).max(64), contactId: z.string().min(1).max(64) });
+export const SetOpenerBody = z.strictObject({ opener: z.string().trim().min(1).max(OPENER_MAX) });
+export const OpenerResponse = z.object({ opener: Opener });

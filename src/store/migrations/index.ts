@@ -20,6 +20,7 @@ import { postingsFromPlaces } from "./019-postings-from-places.js";
 import { placeSourceFingerprint } from "./020-place-source-fingerprint.js";
 import { postingsByTerm } from "./021-postings-by-term.js";
 import { sequences } from "./022-sequences.js";
+import { contactOpeners } from "./028-contact-openers.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   placeSourceFingerprint,
   postingsByTerm,
   sequences,
+  contactOpeners,
 ];
