@@ -55,3 +55,38 @@ describe("outreach campaigns draft", () => {
     expect(setup.instance.services.campaigns.list(setup.instance.services.auth.authenticate(`Bearer ${setup.instance.token}`), { page: 1, limit: 10 }).total).toBe(0);
   });
 });
+
+describe("outreach campaigns openers", () => {
+  it("generates, lists and sets openers; usage errors and a missing model say what to do", async () => {
+    const setup = await aiSetup({ respond: (request) => ({ content: { opener: `Hello from the stub to ${/"name":"([^"]+)"/.exec(request.body.messages[1]!.content)![1]}.` } }) });
+    const { services, teamId } = setup.instance;
+    const mia = services.contacts.add(teamId, { email: "mia@cafe-mia.test", name: "Café Mia", tags: ["cafes"] }).id;
+    services.contacts.add(teamId, { email: "zoe@hotel.test", name: "Hotel Zoe", tags: ["hotels"] });
+    const principal = services.auth.authenticate(`Bearer ${setup.instance.token}`);
+    const campaign = await services.campaigns.create(principal, { name: "n", type: "one-time", subject: "s", bodyMarkdown: "{{ contact.opener }}" });
+    const cli = cliOn(setup.instance);
+
+    const generated = await cli(["campaigns", "openers", campaign.id, "--generate", "--tags", "cafes"]);
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(generated.stdout).toMatch(/^1 opener\(s\) written \(stub-model, \d+ prompt \+ \d+ completion tokens\)/);
+    const listed = await cli(["campaigns", "openers", campaign.id, "--json"]);
+    expect(JSON.parse(listed.stdout).openers).toMatchObject([{ contactId: mia, opener: "Hello from the stub to Café Mia.", source: "model" }]);
+
+    const set = await cli(["campaigns", "openers", campaign.id, "--set", mia, "--text", "Your espresso is famous."]);
+    expect(set.code, set.stderr).toBe(0);
+    const table = await cli(["campaigns", "openers", campaign.id]);
+    expect(table.stdout).toContain("Your espresso is famous.");
+    expect(table.stdout).toContain("user");
+
+    const bad = await cli(["campaigns", "openers", campaign.id, "--set", mia, "--text", "See https://x.test now."]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("opener must not contain a link");
+    expect((await cli(["campaigns", "openers", campaign.id, "--set", mia])).stderr).toContain("--set needs --text");
+
+    const bare = createTestInstance();
+    const none = await cliOn(bare)(["campaigns", "openers", campaign.id, "--generate"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("OUTREACH_AI_MODEL");
+  });
+});
+

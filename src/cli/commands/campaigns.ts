@@ -19,6 +19,7 @@ import { printJson, printRecord, printRows, timeCell } from "../output.js";
 import { example, withJson } from "./shared.js";
 import { printExecutions } from "../execution-rows.js";
 import { registerCampaignsDraft } from "./campaigns-draft.js";
+import { registerCampaignsOpeners } from "./campaigns-openers.js";
 import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
@@ -267,4 +268,5 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
 
   registerSequenceVerbs(campaigns, ctx);
   registerCampaignsDraft(campaigns, ctx);
+  registerCampaignsOpeners(campaigns, ctx);
 }
