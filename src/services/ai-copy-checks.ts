@@ -107,7 +107,7 @@ export async function checkDraft(
  * An opener's problem, or undefined: one sentence of at most 300 characters, one line, no
  * link of any kind and no Liquid (it is rendered as a value, so a tag would show as text).
  */
-export function openerProblem(opener: unknown, max: number): string | undefined {
+export function openerProblem(opener: unknown, max: number, facts?: string): string | undefined {
   if (typeof opener !== "string" || opener.trim() === "") return "opener must be a non-empty string";
   const text = opener.trim();
   if (text.length > max) return `opener must be at most ${max} characters long (got ${text.length})`;
@@ -117,5 +117,10 @@ export function openerProblem(opener: unknown, max: number): string | undefined 
   if (link) return `opener must not contain a link or a web address (found ${link})`;
   // A second sentence: an end mark followed by more words (abbreviations like "Dr." are rare in one-liners).
   if (/[.!?…]["”’)]*\s+\S/.test(text)) return "opener must be one sentence";
+  // The one invented fact a machine can spot: a number (a year, a count, a price) the facts do not hold.
+  if (facts !== undefined) {
+    const invented = (text.match(/\d+(?:[.,]\d+)*/g) ?? []).find((n) => !facts.includes(n));
+    if (invented) return `opener states ${invented}, which is not in the contact's facts: use only the facts given`;
+  }
   return undefined;
 }

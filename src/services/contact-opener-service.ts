@@ -88,9 +88,10 @@ export class ContactOpenerService {
 
   /** One contact's opener, checked, with one repair round. */
   private async one(client: ChatCompletionsClient, system: string, brandLine: string, contact: Contact, usage: Usage, signal?: AbortSignal): Promise<string> {
+    const facts = JSON.stringify(contactFacts(contact));
     const messages: ChatMessage[] = [
       { role: "system", content: system },
-      { role: "user", content: `${brandLine}\n\nRecipient facts (JSON): ${JSON.stringify(contactFacts(contact))}` },
+      { role: "user", content: `${brandLine}\n\nRecipient facts (JSON): ${facts}` },
     ];
     let problem = "";
     for (let round = 0; round < 2; round++) {
@@ -98,7 +99,7 @@ export class ContactOpenerService {
       usage.promptTokens += answer.usage.promptTokens;
       usage.completionTokens += answer.usage.completionTokens;
       const opener = answer.json?.opener;
-      problem = answer.json ? (openerProblem(opener, OPENER_MAX) ?? "") : "the answer was not a JSON object: answer with exactly one JSON object and nothing else";
+      problem = answer.json ? (openerProblem(opener, OPENER_MAX, facts) ?? "") : "the answer was not a JSON object: answer with exactly one JSON object and nothing else";
       if (!problem) return (opener as string).trim();
       messages.push({ role: "assistant", content: answer.content }, { role: "user", content: `Your answer failed a check: ${problem}. Answer again with the corrected JSON object.` });
     }

@@ -88,6 +88,7 @@ describe("openers: {{ contact.opener }}", () => {
         const { name } = factsOf(request);
         if (name === "Café Mia") return { content: { opener: "We saw your bar. It looks great." } };
         if (name === "Leo Roastery") return { content: { opener: "See https://leo.test for beans." } };
+        if (name === "Ana's Tea Room" && request.body.messages.length === 2) return { content: { opener: "Serving tea since 1998 must take patience." } };
         return { content: { opener: "Hello {{ contact.name }} from us." } };
       },
     });
@@ -103,6 +104,9 @@ describe("openers: {{ contact.opener }}", () => {
       "the model's opener failed the checks twice (the last time: opener must not contain a link or a web address (found https://leo.test))",
     ]);
     expect(setup.stub.requests).toHaveLength(6);
+    // Ana's first answer invented a year: the repair round said so.
+    const ana = setup.stub.requests.find((r) => r.body.messages.length === 4 && r.body.messages[1]!.content.includes("Ana's Tea Room"))!;
+    expect(ana.body.messages[3]!.content).toContain("opener states 1998, which is not in the contact's facts");
     const repairs = setup.stub.requests.filter((r) => r.body.messages.length === 4);
     expect(repairs.map((r) => r.body.messages[3]!.content).sort()[0]).toContain("Your answer failed a check: opener must");
     expect((await setup.get(`/api/v1/campaigns/${id}/openers`)).body.total).toBe(0);
