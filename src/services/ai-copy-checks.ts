@@ -4,6 +4,7 @@ import { BODY_MARKDOWN_MAX } from "../core/schemas/campaign.js";
 import { FollowUpInput } from "../core/schemas/sequence.js";
 import { describeZodError } from "../core/validation.js";
 import type { Draft } from "../core/schemas/ai-drafts.js";
+import { otherLanguage } from "./language-guess.js";
 import type { MessageTemplates, TemplateField } from "./message-template.js";
 
 /**
@@ -77,6 +78,7 @@ export async function checkDraft(
   followUps: number,
   templates: MessageTemplates,
   brand: Record<string, unknown> & { websiteUrl: string | null },
+  language: string,
 ): Promise<{ draft: Draft } | { problem: string }> {
   if (!answer) return { problem: "the answer was not a JSON object: answer with exactly one JSON object and nothing else" };
   const parsed = draftAnswerSchema(followUps).safeParse(answer);
@@ -99,6 +101,8 @@ export async function checkDraft(
       const allowed = brand.websiteUrl ? `the brand's website ${brand.websiteUrl} and {{ unsubscribeUrl }}` : "{{ unsubscribeUrl }} (the brand has no websiteUrl)";
       return { problem: `${label} links to ${link}: the only links allowed are ${allowed}` };
     }
+    const written = otherLanguage(text, language);
+    if (written) return { problem: `${label} seems to be written in ${written}, not ${language}: write every subject and body in ${language}` };
   }
   return { draft: { subject, bodyMarkdown, followUps: steps } };
 }

@@ -87,7 +87,7 @@ export class CampaignDraftService {
       usage.completionTokens += answer.usage.completionTokens;
       model = answer.model;
       run.onProgress?.({ stage: "checking" });
-      const checked = await checkDraft(answer.json, followUps, this.deps.templates, brand);
+      const checked = await checkDraft(answer.json, followUps, this.deps.templates, brand, language);
       if ("draft" in checked) {
         if (!body.save) return { draft: checked.draft, model, usage };
         run.onProgress?.({ stage: "saving" });

@@ -138,6 +138,19 @@ describe("POST /api/v1/campaigns/drafts", () => {
     }
   });
 
+  it("refuses a draft written in another language than the brand's, through the repair round", async () => {
+    const english = { ...GOOD, followUps: [], bodyMarkdown: "Hello {{ contact.name }}, we bake fresh bread for your café and we deliver it to you every morning before seven." };
+    const setup = await aiSetup({ respond: () => ({ content: english }) });
+    const res = await setup.post("/api/v1/campaigns/drafts", { brief: "Bread", save: true });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toContain("bodyMarkdown seems to be written in English, not de");
+    expect(setup.stub.requests[1]!.body.messages.at(-1)!.content).toContain("write every subject and body in de");
+    expect(await campaignsCount(setup)).toBe(0);
+    // The same text passes when English is what was asked for.
+    const asked = await setup.post("/api/v1/campaigns/drafts", { brief: "Bread", language: "English" });
+    expect(asked.status).toBe(200);
+  });
+
   it("checks the follow-up count, delays and lengths like campaign create", async () => {
     const cases: Array<[unknown, string]> = [
       [{ ...GOOD, followUps: [{ ...GOOD.followUps[0], delay: "P90D" }, GOOD.followUps[1]] }, "the last time: followUps[0].delay must be at most P60D"],
