@@ -78,6 +78,16 @@ describe("the Chat Completions client", () => {
     expect(err.message).toContain("no answer within 300 ms");
   });
 
+  it("retries a refused connection within the budget, then names the server", async () => {
+    const stub = await startChatStub();
+    const url = stub.url;
+    await stub.close();
+    const ai = new ChatCompletionsClient({ url, key: null, model: "stub-model", timeoutMs: 10_000 });
+    const err = await failure(ai.completeJson(MESSAGES));
+    expect(err).toMatchObject({ code: "provider_error", status: 502 });
+    expect(err.message).toContain(`the server at ${new URL(url).host} could not be reached`);
+  });
+
   it("does not retry a 401 and names the server's message", async () => {
     const stub = await startChatStub({ respond: () => ({ status: 401, body: { error: { message: "Incorrect API key provided" } } }) });
     const err = await failure(client(stub).completeJson(MESSAGES));

@@ -117,7 +117,7 @@ export class ChatCompletionsClient {
         if (signal?.aborted) throw err;
         if (deadline.aborted) throw providerError(`no answer within ${timeoutMs} ms (OUTREACH_AI_TIMEOUT_MS)`, err);
         if (attempt >= MAX_ATTEMPTS) throw providerError(`the server at ${this.host()} could not be reached (${(err as Error).message})`, err);
-        await this.wait(BACKOFF_MS[attempt - 1]!, endsAt, stop, "could not be reached");
+        await this.wait(BACKOFF_MS[attempt - 1]!, endsAt, stop, "could not be reached", signal);
         continue;
       }
       if (response.ok) {
@@ -139,7 +139,7 @@ export class ChatCompletionsClient {
         throw providerError(`the server at ${this.host()} answered ${response.status}${tries}: ${errorExcerpt(text)}`);
       }
       const wait = retryAfterMs(response.headers.get("retry-after")) ?? BACKOFF_MS[attempt - 1]!;
-      await this.wait(wait, endsAt, stop, `answered ${response.status}`);
+      await this.wait(wait, endsAt, stop, `answered ${response.status}`, signal);
     }
   }
 
@@ -147,11 +147,17 @@ export class ChatCompletionsClient {
     return new URL(this.options.url).host;
   }
 
-  private async wait(ms: number, endsAt: number, stop: AbortSignal, why: string): Promise<void> {
+  private async wait(ms: number, endsAt: number, stop: AbortSignal, why: string, caller?: AbortSignal): Promise<void> {
     if (Date.now() + ms >= endsAt) {
       throw providerError(`the server at ${this.host()} ${why} and asked to wait ${Math.ceil(ms / 1000)} s, beyond the time left of OUTREACH_AI_TIMEOUT_MS`);
     }
-    await sleep(ms, stop);
+    try {
+      await sleep(ms, stop);
+    } catch (err) {
+      // Timer slack can let the deadline fire first: that is still the model's timeout, not an internal error.
+      if (caller?.aborted) throw err;
+      throw providerError(`no answer within ${this.options.timeoutMs} ms (OUTREACH_AI_TIMEOUT_MS)`, err);
+    }
   }
 
   private post(messages: ChatMessage[], jsonMode: boolean, signal: AbortSignal): Promise<Response> {
