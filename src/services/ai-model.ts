@@ -24,12 +24,12 @@ export class AiModel {
 
   /** The client, or a 503 naming the variables that are missing. */
   require(): ChatCompletionsClient {
-    const { url, model, key, timeoutMs, debug } = this.settings;
+    const { url, model, key, timeoutMs, debug, concurrency } = this.settings;
     if (!url || !model) {
       const missing = [!url && "OUTREACH_AI_URL", !model && "OUTREACH_AI_MODEL"].filter(Boolean).join(" and ");
       throw new AppError("ai_not_configured", `no AI model is configured (${missing} unset): set ${AI_VARIABLES} on the server`);
     }
-    this.client ??= new ChatCompletionsClient({ url, key, model, timeoutMs, debug, log: this.log });
+    this.client ??= new ChatCompletionsClient({ url, key, model, timeoutMs, concurrency, debug, log: this.log });
     return this.client;
   }
 }

@@ -147,6 +147,16 @@ describe("openers: {{ contact.opener }}", () => {
     expect((await setup.post(`/api/v1/campaigns/${id}/openers`, { statuses: ["gone"] })).status).toBe(400);
   });
 
+  it("keeps OUTREACH_AI_CONCURRENCY for the whole server: two runs at once share the slots", async () => {
+    const setup = await aiSetup({ respond: fromFacts, latencyMs: 40, env: { OUTREACH_AI_CONCURRENCY: "2" } });
+    seed(setup);
+    const [a, b] = [await campaign(setup), await campaign(setup)];
+    const runs = await Promise.all([a, b].map((id) => setup.post(`/api/v1/campaigns/${id}/openers`, { tags: ["cafes"] })));
+    expect(runs.map((r) => r.body.generated)).toEqual([3, 3]);
+    expect(setup.stub.requests).toHaveLength(6);
+    expect(setup.stub.maxInFlight).toBe(2);
+  });
+
   it("streams a progress line per contact as NDJSON", async () => {
     const setup = await aiSetup({ respond: fromFacts });
     seed(setup);

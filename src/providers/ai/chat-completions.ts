@@ -1,5 +1,6 @@
 import { AppError } from "../../core/errors.js";
 import { parseJsonAnswer } from "./json-answer.js";
+import { RequestSlots } from "./request-slots.js";
 
 /**
  * An OpenAI-compatible Chat Completions client (`POST {base}/chat/completions`): a hosted
@@ -40,6 +41,8 @@ export interface ChatCompletionsOptions {
   key: string | null;
   model: string;
   timeoutMs: number;
+  /** Requests in flight at once across every call of this client (OUTREACH_AI_CONCURRENCY; default 4). */
+  concurrency?: number;
   /** Log prompts and answers (OUTREACH_AI_DEBUG=1); off, neither is ever logged. */
   debug?: boolean;
   log?: (line: string) => void;
@@ -91,8 +94,11 @@ function errorExcerpt(text: string): string {
 export class ChatCompletionsClient {
   /** Cleared once the server refused `response_format` and answered without it. */
   private jsonMode = true;
+  private readonly slots: RequestSlots;
 
-  constructor(private readonly options: ChatCompletionsOptions) {}
+  constructor(private readonly options: ChatCompletionsOptions) {
+    this.slots = new RequestSlots(options.concurrency ?? 4);
+  }
 
   get model(): string {
     return this.options.model;
@@ -111,8 +117,16 @@ export class ChatCompletionsClient {
     for (;;) {
       attempt++;
       let response: Response;
+      let text: string;
       try {
-        response = await this.post(messages, jsonMode, stop);
+        // A slot is held from the request to the end of the answer's body, not during retry waits.
+        await this.slots.acquire(stop);
+        try {
+          response = await this.post(messages, jsonMode, stop);
+          text = await response.text();
+        } finally {
+          this.slots.release();
+        }
       } catch (err) {
         if (signal?.aborted) throw err;
         if (deadline.aborted) throw providerError(`no answer within ${timeoutMs} ms (OUTREACH_AI_TIMEOUT_MS)`, err);
@@ -123,9 +137,8 @@ export class ChatCompletionsClient {
       if (response.ok) {
         // The server answered without the field: later calls skip it rather than pay for a 400 each time.
         if (!jsonMode) this.jsonMode = false;
-        return this.answer(response, stop, deadline);
+        return this.answer(text, response.status);
       }
-      const text = await response.text().catch(() => "");
       if (response.status === 400 && jsonMode && !triedWithoutFormat) {
         // Servers without JSON mode refuse the field: ask again without it; the prompt asks for JSON too.
         triedWithoutFormat = true;
@@ -168,16 +181,14 @@ export class ChatCompletionsClient {
     return fetch(`${url}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal, redirect: "error" });
   }
 
-  private async answer(response: Response, stop: AbortSignal, deadline: AbortSignal): Promise<ChatAnswer> {
+  private answer(text: string, status: number): ChatAnswer {
     let body: { model?: unknown; choices?: Array<{ message?: { content?: unknown } }>; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
     try {
-      body = (await response.json()) as typeof body;
+      body = JSON.parse(text) as typeof body;
     } catch (err) {
-      if (deadline.aborted) throw providerError(`no answer within ${this.options.timeoutMs} ms (OUTREACH_AI_TIMEOUT_MS)`, err);
-      if (stop.aborted) throw err;
-      throw providerError(`the server at ${this.host()} sent a body that is not a Chat Completions answer`, err);
+      throw providerError(`the server at ${this.host()} answered ${status} with a body that is not a Chat Completions answer`, err);
     }
-    const content = body.choices?.[0]?.message?.content;
+    const content = body && typeof body === "object" ? body.choices?.[0]?.message?.content : undefined;
     if (typeof content !== "string") throw providerError(`the server at ${this.host()} sent an answer without choices[0].message.content`);
     if (this.options.debug) this.options.log?.(`ai answer: ${content}`);
     const count = (n: unknown) => (typeof n === "number" && Number.isFinite(n) ? n : 0);
