@@ -34,6 +34,8 @@ const QUOTA_CODES = new Set(["quota_exceeded", "rate_limited", "provider_error"]
 
 export function exitCodeForApiError(err: { status: number; code?: string }): number {
   if (err.code && QUOTA_CODES.has(err.code)) return EXIT.quota;
+  // No AI model configured: a missing server setting, like a ConfigError (exit 2).
+  if (err.code === "ai_not_configured") return EXIT.usage;
   switch (err.status) {
     case 400:
     case 413:

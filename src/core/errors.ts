@@ -16,6 +16,7 @@ export type ErrorCode =
   | "contact_limit_reached"
   | "rate_limited"
   | "provider_error"
+  | "ai_not_configured"
   | "retry_token_invalid"
   | "shutting_down"
   | "internal_error";
@@ -33,6 +34,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   contact_limit_reached: 403,
   rate_limited: 429,
   provider_error: 500,
+  ai_not_configured: 503,
   retry_token_invalid: 404,
   shutting_down: 503,
   internal_error: 500,
@@ -53,6 +55,8 @@ export interface AppErrorOptions {
   /** Extra response headers (e.g. `Retry-After`). */
   headers?: Record<string, string>;
   cause?: unknown;
+  /** A status other than the code's own (the AI model's `provider_error` is a 502: an upstream answered badly). */
+  status?: number;
 }
 
 export class AppError extends Error {
@@ -65,7 +69,7 @@ export class AppError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
     this.code = code;
-    this.status = STATUS_BY_CODE[code];
+    this.status = options.status ?? STATUS_BY_CODE[code];
     this.body = options.body ?? {};
     this.headers = options.headers ?? {};
   }

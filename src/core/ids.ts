@@ -25,7 +25,7 @@ export function toBase62(value: number, width: number): string {
   return out.padStart(width, "0");
 }
 
-export type IdPrefix = "usr" | "team" | "tok" | "ct" | "cmp" | "exe" | "dom" | "key" | "imp" | "srch" | "rt" | "sup" | "req" | "rpl";
+export type IdPrefix = "usr" | "team" | "tok" | "ct" | "cmp" | "exe" | "dom" | "key" | "imp" | "srch" | "rt" | "sup" | "req" | "rpl" | "opn";
 
 /**
  * Opaque, prefixed identifiers (`ct_…`, `team_…`): 16 base62 characters (≈95 bits) are

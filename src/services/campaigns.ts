@@ -26,6 +26,8 @@ import type { SendingDomainService } from "./sending-domains.js";
 import { followUpsOf, sequenceChangesOf, sequenceColumnsOfCreate, sequenceFieldsOf, validateFollowUps } from "./campaign-sequence.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 import { filterUndeliverable, recordSkipReasons, type VerifiedAudience } from "./launch-verification-filter.js";
+import type { ContactOpenerStore } from "./contact-openers.js";
+import { assertOpenersPresent } from "./launch-openers-check.js";
 
 /** The scope a team API key needs to trigger a lifetime campaign. */
 export const TRIGGER_SCOPE = "campaigns:trigger";
@@ -82,6 +84,8 @@ export interface CampaignServiceDeps extends Pick<ServiceDeps, "db" | "clock"> {
   /** Builds messages (preview); made lazily because its unsubscribe key lives in the database. */
   messages: () => OutgoingMessages;
   sequences: SequenceSteps;
+  /** AI openers: launch refuses while a template uses one and a contact has none. */
+  openers?: ContactOpenerStore;
 }
 
 export class CampaignService {
@@ -222,6 +226,7 @@ export class CampaignService {
         if (contactIds.length === 0) {
           throw conflict(`no contact matches${tags.length ? ` the tags ${tags.join(", ")}` : ""}: only ${statuses.join(" or ")} contacts that did not unsubscribe or bounce are sent to`);
         }
+        assertOpenersPresent(campaign, contactIds, this.deps.openers);
         // A date set at creation that has passed meanwhile means now.
         const stored = campaign.scheduled_at && new Date(campaign.scheduled_at) > now ? campaign.scheduled_at : null;
         const due = at ?? stored ?? now.toISOString();

@@ -82,6 +82,8 @@ export interface ServerConfig {
   sendPerRecipientDomainPerMinute: number;
   /** Address verification's SMTP probe (docs/api.md, "Address verification"). */
   verify: VerifySettings;
+  /** The AI model of drafts and openers (`OUTREACH_AI_*`); url or model null: not configured (503 `ai_not_configured`). */
+  ai: AiSettings;
 }
 
 export interface VerifySettings {
@@ -97,6 +99,22 @@ export interface VerifySettings {
   timeoutMs: number;
   /** `OUTREACH_VERIFY_SMTP_ALLOW`: CIDRs of non-public MX addresses the probe may reach (tests: 127.0.0.0/8). */
   allow: string[];
+}
+
+/** An OpenAI-compatible Chat Completions endpoint (docs/self-hosting.md, "AI drafts"). */
+export interface AiSettings {
+  /** Base URL ending in /v1 (`OUTREACH_AI_URL`). */
+  url: string | null;
+  /** Bearer key (`OUTREACH_AI_KEY`), optional for local servers. */
+  key: string | null;
+  /** Model name (`OUTREACH_AI_MODEL`). */
+  model: string | null;
+  /** Time limit of one call, retries and waits included (`OUTREACH_AI_TIMEOUT_MS`). */
+  timeoutMs: number;
+  /** Requests in flight at once when generating openers (`OUTREACH_AI_CONCURRENCY`). */
+  concurrency: number;
+  /** Prompts and answers go to the server's log (`OUTREACH_AI_DEBUG=1`); never otherwise. */
+  debug: boolean;
 }
 
 /**
@@ -324,6 +342,14 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     sendPerMinute: integer(env, "OUTREACH_SEND_PER_MINUTE", 20, 0, 1_000_000),
     sendPerRecipientDomainPerMinute: integer(env, "OUTREACH_SEND_PER_RECIPIENT_DOMAIN_PER_MINUTE", 5, 0, 1_000_000),
     verify: verifySettings(env),
+    ai: {
+      url: serviceUrl(env, "OUTREACH_AI_URL"),
+      key: env.OUTREACH_AI_KEY?.trim() || null,
+      model: env.OUTREACH_AI_MODEL?.trim() || null,
+      timeoutMs: integer(env, "OUTREACH_AI_TIMEOUT_MS", 60_000, 100, 600_000),
+      concurrency: integer(env, "OUTREACH_AI_CONCURRENCY", 4, 1, 64),
+      debug: flag(env, "OUTREACH_AI_DEBUG", false),
+    },
   };
   if (config.smtp && !config.publicUrl) {
     throw new ConfigError("OUTREACH_PUBLIC_URL must be set to deliver: every message's unsubscribe link points to it (e.g. https://outreach.example.com)");

@@ -6,9 +6,13 @@ import { LocalPlaceProvider } from "../providers/places/local.js";
 import { OverpassProvider } from "../providers/places/overpass.js";
 import { PlaceSources } from "../providers/places/place-sources.js";
 import type { PlaceSearchProvider } from "../providers/places/provider.js";
+import { AiModel } from "./ai-model.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
 import { CampaignService } from "./campaigns.js";
+import { CampaignDraftService } from "./campaign-drafts.js";
+import { ContactOpenerService } from "./contact-opener-service.js";
+import { ContactOpenerStore, contactOpenersColumnSet } from "./contact-openers.js";
 import { CampaignExecutionService } from "./campaign-executions.js";
 import { SequenceSteps } from "./sequence-steps.js";
 import { ContactService } from "./contacts.js";
@@ -56,6 +60,12 @@ export interface Services {
   idempotency: IdempotencyService;
   sendingDomains: SendingDomainService;
   campaigns: CampaignService;
+  /** The configured AI model (OUTREACH_AI_*): a 503 naming the variables when there is none. */
+  ai: AiModel;
+  /** AI drafts of a campaign's copy. */
+  campaignDrafts: CampaignDraftService;
+  /** `{{ contact.opener }}`: generated, listed, edited. */
+  openers: ContactOpenerService;
   /** Sequences: the later steps of multi-step campaigns. */
   sequences: SequenceSteps;
   /** Cancel a one-time campaign, resolve unconfirmed executions. */
@@ -169,6 +179,7 @@ export function createServices(deps: ServiceDeps): Services {
   keyRotation.register(suppressionsColumnSet(db));
   keyRotation.register(instanceSecretsColumnSet());
   keyRotation.register(repliesColumnSet());
+  keyRotation.register(contactOpenersColumnSet());
   const sendingDomains = new SendingDomainService({ db, clock, config, dkimKeys: deps.dkimKeys, plans, keys });
   const brand = new BrandService({ db, clock });
   const templates = new MessageTemplates();
@@ -176,10 +187,19 @@ export function createServices(deps: ServiceDeps): Services {
   const suppressions = new SuppressionList({ db, keys });
   // Without OUTREACH_PUBLIC_URL nothing is delivered (the config refuses OUTREACH_SMTP_URL
   // without it); previews then show links to the default local address.
-  const messages = new OutgoingMessages({ templates, tokens, publicUrl: config.publicUrl ?? "http://127.0.0.1:8787" });
+  const openerStore = new ContactOpenerStore({ db, keys });
+  const messages = new OutgoingMessages({
+    templates,
+    tokens,
+    publicUrl: config.publicUrl ?? "http://127.0.0.1:8787",
+    openerOf: (teamId, campaignId, contactId) => openerStore.get(teamId, campaignId, contactId)?.opener,
+  });
   const sequences = new SequenceSteps({ db, clock });
-  const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages, sequences });
+  const campaigns = new CampaignService({ db, clock, templates, brand, contacts, sendingDomains, messages: () => messages, sequences, openers: openerStore });
   const campaignExecutions = new CampaignExecutionService({ db, clock, sequences });
+  const ai = new AiModel(config.ai);
+  const campaignDrafts = new CampaignDraftService({ ai, brand, contacts, campaigns, templates });
+  const openers = new ContactOpenerService({ ai, brand, contacts, campaigns, store: openerStore, clock });
   const unsubscribe = new UnsubscribeService({ db, clock, tokens, contacts, suppressions, brand });
   const replies = new ReplyRecords({ db, clock, keys, contacts });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
@@ -210,6 +230,9 @@ export function createServices(deps: ServiceDeps): Services {
     keyRotation,
     sendingDomains,
     campaigns,
+    ai,
+    campaignDrafts,
+    openers,
     sequences,
     campaignExecutions,
     teamApiKeys,

@@ -10,12 +10,13 @@ import { badRequest } from "../core/errors.js";
 
 /** The values a message is rendered with. */
 export interface TemplateContext {
-  contact: { name: string; email: string; phone: string | null; description: string | null; tags: string[] };
+  /** `opener`: the campaign's AI opener for the contact (docs/api.md, "AI drafts"); "" when it has none. */
+  contact: { name: string; email: string; phone: string | null; description: string | null; tags: string[]; opener: string };
   brand: Record<string, unknown>;
   unsubscribeUrl: string;
 }
 
-export const CONTACT_FIELDS = ["name", "email", "phone", "description", "tags"] as const;
+export const CONTACT_FIELDS = ["name", "email", "phone", "description", "tags", "opener"] as const;
 export const BRAND_FIELDS = [
   "brandName",
   "brandDescription",
@@ -131,7 +132,7 @@ function unknownVariable(path: string[]): string | undefined {
 /** A sample contact and the real brand, so a strict render fails only on what is really wrong. */
 function sampleContext(brand: Record<string, unknown>): TemplateContext {
   return {
-    contact: { name: "Sample Contact", email: "contact@example.com", phone: "+1 555 0100", description: "", tags: ["sample"] },
+    contact: { name: "Sample Contact", email: "contact@example.com", phone: "+1 555 0100", description: "", tags: ["sample"], opener: "Sample opener." },
     brand,
     unsubscribeUrl: "https://example.com/u/sample",
   };

@@ -61,8 +61,16 @@ export class OutgoingMessages {
       tokens: UnsubscribeTokens;
       /** Where recipients reach `/u/{token}` (OUTREACH_PUBLIC_URL). */
       publicUrl: string;
+      /** The contact's AI opener in a campaign (contact-openers.ts), read only when a template uses it. */
+      openerOf?: (teamId: string, campaignId: string, contactId: string) => string | undefined;
     },
   ) {}
+
+  /** The contact's opener in the campaign, when one of its templates uses it ("" otherwise). */
+  openerOf(campaign: Pick<CampaignRow, "id" | "team_id" | "subject" | "body_markdown" | "follow_ups">, contactId: string): string {
+    const usesOpener = `${campaign.subject}\n${campaign.body_markdown}\n${campaign.follow_ups}`.includes("opener");
+    return (usesOpener && this.deps.openerOf?.(campaign.team_id, campaign.id, contactId)) || "";
+  }
 
   unsubscribeUrl(campaignId: string, contactId: string): string {
     return `${this.deps.publicUrl}/u/${this.deps.tokens.issue({ campaignId, contactId })}`;
@@ -87,7 +95,7 @@ export class OutgoingMessages {
     const step = input.step ?? 0;
     const unsubscribeUrl = this.unsubscribeUrl(campaign.id, contact.id);
     const context: TemplateContext = {
-      contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags },
+      contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags, opener: this.openerOf(campaign, contact.id) },
       brand: { ...brand },
       unsubscribeUrl,
     };

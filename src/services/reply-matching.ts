@@ -116,14 +116,16 @@ export class ReplyMatcher {
   private async subjectOf(target: ReplyTarget, contact: { id: string; email: string; name: string; phone: string | null; description: string | null; tags: string[] }): Promise<string | undefined> {
     const cached = this.subjects.get(target.id);
     if (cached !== undefined) return cached;
-    const campaign = this.deps.db.prepare("SELECT subject, follow_ups FROM campaigns WHERE id = ?").get(target.campaign_id) as { subject: string; follow_ups: string } | undefined;
+    const campaign = this.deps.db.prepare("SELECT id, team_id, subject, body_markdown, follow_ups FROM campaigns WHERE id = ?").get(target.campaign_id) as
+      | { id: string; team_id: string; subject: string; body_markdown: string; follow_ups: string }
+      | undefined;
     if (!campaign) return undefined;
     const followUps = JSON.parse(campaign.follow_ups) as Array<{ subject?: string | null }>;
     const template = target.step > 0 ? (followUps[target.step - 1]?.subject ?? campaign.subject) : campaign.subject;
     let rendered: string;
     try {
       rendered = await this.deps.templates.render("subject", template, {
-        contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags },
+        contact: { name: contact.name, email: contact.email, phone: contact.phone, description: contact.description, tags: contact.tags, opener: this.deps.messages.openerOf(campaign, contact.id) },
         brand: { ...this.deps.brand.forTeam(target.team_id) },
         unsubscribeUrl: this.deps.messages.unsubscribeUrl(target.campaign_id, contact.id),
       });

@@ -19,7 +19,7 @@ describe("outreach admin keys rotate across features", () => {
 
     const rotated = await cli("admin", "keys", "rotate");
     expect(rotated.code).toBe(0);
-    expect(rotated.stderr).toMatch(/2 rows to re-encrypt \(contacts: 1, sending domain DKIM keys: 1, email suppressions: 0, instance secrets: 0, campaign replies: 0\)/);
+    expect(rotated.stderr).toMatch(/2 rows to re-encrypt \(contacts: 1, sending domain DKIM keys: 1, email suppressions: 0, instance secrets: 0, campaign replies: 0, contact openers: 0\)/);
     const newKeyId = rotated.stdout.trim();
     expect(newKeyId).not.toBe(oldKeyId);
 

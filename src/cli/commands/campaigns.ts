@@ -17,6 +17,8 @@ import { readAll } from "../io.js";
 import { printJson, printRecord, printRows, timeCell } from "../output.js";
 import { example, pageFlags, withJson } from "./shared.js";
 import { printExecutions } from "../execution-rows.js";
+import { registerCampaignsDraft } from "./campaigns-draft.js";
+import { registerCampaignsOpeners } from "./campaigns-openers.js";
 import { addSequenceOptions, registerSequenceVerbs, sequenceBody, sequenceLines, type SequenceFlags } from "./campaigns-sequence.js";
 
 /** `--page` and `--limit` of the lists; the server checks the upper bounds (its 400 names them). */
@@ -263,4 +265,6 @@ export function registerCampaigns(program: Command, ctx: CommandContext): void {
   example(executions, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json");
 
   registerSequenceVerbs(campaigns, ctx);
+  registerCampaignsDraft(campaigns, ctx);
+  registerCampaignsOpeners(campaigns, ctx);
 }

@@ -1,3 +1,4 @@
+import { aiDraftOperations } from "./ai-drafts.js";
 import { brandOperations } from "./brand.js";
 import { campaignReplyOperations } from "./campaign-replies.js";
 import { campaignOperations } from "./campaigns.js";
@@ -28,6 +29,7 @@ export const contract = {
   ...campaignOperations,
   ...campaignSequenceOperations,
   ...campaignReplyOperations,
+  ...aiDraftOperations,
   ...sendingDomainOperations,
   ...brandOperations,
   ...teamApiKeyOperations,

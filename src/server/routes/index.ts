@@ -1,4 +1,5 @@
 import { bindRoutes, type RouteBindings, type RouteSpec } from "../route.js";
+import { aiDraftRoutes } from "./ai-drafts.js";
 import { brandRoutes } from "./brand.js";
 import { campaignReplyRoutes } from "./campaign-replies.js";
 import { campaignRoutes } from "./campaigns.js";
@@ -20,6 +21,7 @@ const bindings: RouteBindings = {
   ...campaignRoutes,
   ...campaignExecutionRoutes,
   ...campaignReplyRoutes,
+  ...aiDraftRoutes,
   ...sendingDomainRoutes,
   ...brandRoutes,
   ...teamApiKeyRoutes,

@@ -22,6 +22,7 @@ import { postingsByTerm } from "./021-postings-by-term.js";
 import { sequences } from "./022-sequences.js";
 import { packedContactGrams } from "./023-packed-contact-grams.js";
 import { contactVerification } from "./027-contact-verification.js";
+import { contactOpeners } from "./028-contact-openers.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sequences,
   packedContactGrams,
   contactVerification,
+  contactOpeners,
 ];
