@@ -226,12 +226,13 @@ export class CampaignService {
         if (contactIds.length === 0) {
           throw conflict(`no contact matches${tags.length ? ` the tags ${tags.join(", ")}` : ""}: only ${statuses.join(" or ")} contacts that did not unsubscribe or bounce are sent to`);
         }
-        assertOpenersPresent(campaign, contactIds, this.deps.openers);
         // A date set at creation that has passed meanwhile means now.
         const stored = campaign.scheduled_at && new Date(campaign.scheduled_at) > now ? campaign.scheduled_at : null;
         const due = at ?? stored ?? now.toISOString();
         const stamp = now.toISOString();
         const audience = filterUndeliverable(this.deps.db, teamId, contactIds, body.includeUndeliverable);
+        // Only the contacts that will be sent to need an opener (not those skipped as undeliverable).
+        assertOpenersPresent(campaign, audience.skipped.size ? contactIds.filter((c) => !audience.skipped.has(c)) : contactIds, this.deps.openers);
         const rows: NewExecution[] = contactIds.map((contactId) => ({
           id: newId("exe"),
           campaign_id: id,

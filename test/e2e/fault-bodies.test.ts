@@ -72,8 +72,9 @@ describe("no request body, of any size, shape or encoding, ends the server", () 
   // each endpoint that takes a body, and outran 30 s on a loaded 2-core machine.
   it("sends every oversized and malformed body kind to every body endpoint, with a member's token and a trigger-only key, and /healthz still answers", { timeout: 180_000 }, async () => {
     // 12, then the campaign PATCH and launch of sending, personal access token creation, the
-    // resolve of an unconfirmed execution (sequences) and contacts verify.
-    expect(BODY_ENDPOINTS).toHaveLength(17);
+    // resolve of an unconfirmed execution (sequences), contacts verify, and AI drafts, openers
+    // generation and an opener's edit.
+    expect(BODY_ENDPOINTS).toHaveLength(20);
     const env = cliEnv();
     const dataDir = tempDir();
     const init = await runBin(["init", "--data-dir", dataDir, "--name", "Ada", "--email", "ada@example.com", "--team", "Acme", "--json"], env);
