@@ -9,9 +9,14 @@ const interruptedWhileLoading = () => {
 };
 process.once("SIGINT", interruptedWhileLoading);
 const { main } = await import("../dist/cli/main.js");
-process.off("SIGINT", interruptedWhileLoading);
 
-main().then(
+// main() installs its own SIGINT handler before its first await; only then does the loading
+// one go. Removing the last listener stops Node's signal watcher, and a Ctrl-C that arrived
+// while the modules were evaluated (still unread by the event loop) would be dropped with it:
+// the command then ran to its end and exited 0.
+const running = main();
+process.off("SIGINT", interruptedWhileLoading);
+running.then(
   (code) => {
     process.exitCode = code;
   },
