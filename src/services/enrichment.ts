@@ -37,6 +37,11 @@ interface RunOptions extends EnrichOptions {
   ignoreFailures: boolean;
   /** `--refresh`: crawl again even when the cache has the site's facts. */
   refresh: boolean;
+  /**
+   * A search leaves a site that was merely slow pending (the retry token covers it); the
+   * retry, which gave it its longer budget, reports it as a timeout.
+   */
+  slowIsPending: boolean;
 }
 
 /** What became of one site in one run. */
@@ -113,7 +118,7 @@ export class EnrichmentService implements LeadEnricher {
     if (!this.config.enrich) return { leads, retryToken: null };
     this.housekeeping();
     const refresh = options.refresh === true;
-    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh });
+    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh, slowIsPending: true });
     const result = out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentPending: true }));
     // The server picks what the retry covers: pending leads with a site to crawl, in the
     // search's own order (nearest / best first), at most 20.
@@ -161,7 +166,7 @@ export class EnrichmentService implements LeadEnricher {
   async enrichRedeemed(leads: Lead[], options: EnrichOptions = {}): Promise<Lead[]> {
     const settled = (list: Lead[]) => list.map((lead) => ({ ...lead, enrichmentPending: false }));
     if (!this.config.enrich) return settled(leads);
-    const { leads: out } = await this.run(leads, {
+    const { leads: out, finished } = await this.run(leads, {
       signal: options.signal,
       onProgress: options.onProgress,
       cutoff: options.cutoff,
@@ -169,8 +174,11 @@ export class EnrichmentService implements LeadEnricher {
       siteBudgetMs: this.config.enrichRetryBudgetMs,
       ignoreFailures: true,
       refresh: false,
+      slowIsPending: false,
     });
-    return settled(out);
+    // A site the retry's whole budget did not finish is reported as slow, so the client sees why.
+    const slow: EnrichmentError = { code: "timeout", message: `the website did not finish answering within the retry's ${this.config.enrichRetryBudgetMs} ms` };
+    return settled(out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentError: slow })));
   }
 
   /** Both steps of endpoint 2. */
@@ -225,8 +233,10 @@ export class EnrichmentService implements LeadEnricher {
 
   /**
    * The facts of one site: from the cache, else crawled within the per-site budget. A
-   * failure is cached (for hours) and says why; a crawl the run's budget cut off is not
-   * cached (it may well answer next time).
+   * failure is cached (for hours) and says why. Only answers that say the site cannot be
+   * read (DNS, TLS, HTTP status, robots, refused address…) are failures: a crawl cut off by
+   * the run's budget, or slower than its own budget, is not cached (it may well answer
+   * next time) and, in a search, stays pending for the retry (interface §3.3, §4.2).
    */
   private async factsFor(url: string, cacheKey: string, businessName: string, runSignal: AbortSignal, options: RunOptions): Promise<SiteOutcome> {
     const now = this.clock.now();
@@ -251,6 +261,9 @@ export class EnrichmentService implements LeadEnricher {
     } catch (err) {
       if (runSignal.aborted) return { kind: "cut" };
       const error = enrichmentErrorOf(err);
+      const slow = siteSignal.aborted || error.code === "timeout";
+      if (slow && options.slowIsPending) return { kind: "cut" };
+      if (slow) return { kind: "failed", error };
       const at = this.clock.now();
       this.cache.putFailure(cacheKey, JSON.stringify(error), at.toISOString(), new Date(at.getTime() + this.config.enrichFailureCacheHours * HOUR).toISOString());
       return { kind: "failed", error };
