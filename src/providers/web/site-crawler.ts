@@ -4,7 +4,7 @@ import type { PageFacts } from "./extract/page-facts.js";
 import { chooseSocials, mergeEmails, rankEmails, type SiteIdentity } from "./extract/ranking.js";
 import { normaliseSocial } from "./extract/socials.js";
 import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./extraction-pool.js";
-import { commonPaths, KIND_SCORE, pageKey, type PageKind } from "./link-ranking.js";
+import { commonPaths, KIND_SCORE, pageKey, pdfLinkScore, type PageKind } from "./link-ranking.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
 /** What one business website tells us. Every value already fits the bounds of Lead (docs/api.md, "Lead values"). */
@@ -47,10 +47,14 @@ function registrable(hostname: string): string {
 }
 
 const MAX_WAVES = 4;
+/** Linked PDFs read per site, beside the page budget, and only while no good address is found. */
+const MAX_PDFS = 2;
 
 interface ReadPage {
   facts: PageFacts;
   kind: PageKind | "home";
+  /** The page is a linked PDF (its source says so). */
+  pdf?: boolean;
 }
 
 /**
@@ -66,10 +70,10 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const extractor = options.extractor ?? sharedExtractionPool();
   const signal = options.signal;
 
-  const read = async (url: string): Promise<PageFacts> => {
-    const page = await fetcher.fetchPage(url, { signal });
+  const read = async (url: string, pdf = false): Promise<PageFacts> => {
+    const page = await fetcher.fetchPage(url, { signal, pdf });
     try {
-      return await extractor.extract(page.body, page.contentType, page.url, signal);
+      return await (pdf ? extractor.extractPdf!(page.body, page.url, signal) : extractor.extract(page.body, page.contentType, page.url, signal));
     } catch (err) {
       if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
       if (err instanceof ExtractionError) throw new FetchError("unreadable", err.message);
@@ -140,19 +144,7 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
       done.add(key);
     }
     fetched += take.length;
-    const results = await Promise.all(
-      take.map(([, c]) =>
-        read(c.url).then(
-          (facts) => ({ facts, candidate: c }),
-          (err: unknown) => {
-            // A missing or refused sub-page costs nothing; cancellation does stop the site.
-            if (err instanceof FetchError && err.reason === "aborted") throw err;
-            if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
-            return undefined;
-          },
-        ),
-      ),
-    );
+    const results = await Promise.all(take.map(([, c]) => read(c.url).then((facts) => ({ facts, candidate: c }), subPageFailed)));
     for (const result of results) {
       if (!result) continue;
       const finalUrl = new URL(result.facts.url);
@@ -165,7 +157,35 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
       offerFrom(result.facts, homeLike);
     }
   }
+  // Imprints and contact sheets published as PDFs: read (in a worker, within its limits)
+  // only when the site's pages gave no good address; what they hold ranks as the site's own.
+  if (extractor.extractPdf && !goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName))) {
+    const pdfs = pdfCandidates(pages, sameSite, done).slice(0, MAX_PDFS);
+    fetched += pdfs.length;
+    const results = await Promise.all(pdfs.map((c) => read(c.url, true).then((facts) => ({ facts, candidate: c }), subPageFailed)));
+    for (const result of results) if (result) pages.push({ facts: result.facts, kind: result.candidate.kind === "imprint" ? "imprint" : "contact", pdf: true });
+  }
   return factsFrom(pages, identityOf(pages, siteDomains, options.businessName), fetched);
+
+  /** A missing or refused sub-page (or PDF) costs nothing; cancellation does stop the site. */
+  function subPageFailed(err: unknown): undefined {
+    if (err instanceof FetchError && err.reason === "aborted") throw err;
+    if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
+    return undefined;
+  }
+}
+
+/** The site's own linked PDFs worth reading (imprint, contact sheet, price list), best first. */
+function pdfCandidates(pages: readonly ReadPage[], sameSite: (u: URL) => boolean, done: ReadonlySet<string>): Array<{ url: string; kind: PageKind; score: number }> {
+  const found = new Map<string, { url: string; kind: PageKind; score: number }>();
+  for (const link of pages.flatMap((p) => p.facts.links)) {
+    if (!/\.pdf(?:$|\?)/i.test(link.url) || done.has(link.key)) continue;
+    const url = new URL(link.url);
+    const score = pdfLinkScore(url, link.label, link.kind);
+    if (score === undefined || !sameSite(url)) continue;
+    if ((found.get(link.key)?.score ?? -1) < score) found.set(link.key, { url: link.url, kind: link.kind, score });
+  }
+  return [...found.values()].sort((a, b) => b.score - a.score);
 }
 
 function identityOf(pages: readonly ReadPage[], domains: ReadonlySet<string>, businessName: string | undefined): SiteIdentity {
@@ -197,7 +217,8 @@ function factsFrom(pages: readonly ReadPage[], identity: SiteIdentity, pagesFetc
   const summaryPage = pages.find((p) => p.facts.summary);
   const sources: BusinessSource[] = [];
   const addSource = (url: string, title: string) => {
-    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300) });
+    const pdf = pages.some((p) => p.pdf && p.facts.url === url);
+    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300), ...(pdf ? { pdf: true } : {}) });
   };
   const titleOf = (url: string) => pages.find((p) => p.facts.url === url)?.facts.title ?? new URL(url).hostname;
   const best = ranked[0];
