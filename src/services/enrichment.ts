@@ -4,6 +4,7 @@ import { AppError } from "../core/errors.js";
 import { Lead, type EnrichmentError } from "../core/schemas/lead.js";
 import { NodeDnsLookup } from "../providers/dns/resolver.js";
 import { AddressPolicy } from "../providers/web/address-policy.js";
+import { BrowserRenderer } from "../providers/web/browser-renderer.js";
 import { ExtractionPool } from "../providers/web/extraction-pool.js";
 import { FetchError, SafeWebFetcher, type LookupFunction } from "../providers/web/safe-fetcher.js";
 import { crawlSite, type SiteFacts } from "../providers/web/site-crawler.js";
@@ -64,6 +65,8 @@ export class EnrichmentService implements LeadEnricher {
   private readonly cache: EnrichmentCacheRepo;
   private readonly tokens: RetryTokensRepo;
   private pool: ExtractionPool | undefined;
+  /** Headless Chromium for script-built pages (`OUTREACH_BROWSER`), started at its first page. */
+  browser: BrowserRenderer | undefined;
   private readonly emailCheck: EmailDomainCheck | undefined;
   /** Addresses dropped because their domain cannot receive mail, since start (figures and logs). */
   emailsDropped = 0;
@@ -79,6 +82,7 @@ export class EnrichmentService implements LeadEnricher {
     this.cache = new EnrichmentCacheRepo(deps.db);
     this.tokens = new RetryTokensRepo(deps.db);
     this.fetcher = this.buildFetcher();
+    this.browser = this.buildBrowser();
     // The workers load their modules (a few hundred ms) while the server starts, not
     // during its first search; they never keep a process alive.
     const config = deps.config;
@@ -93,6 +97,8 @@ export class EnrichmentService implements LeadEnricher {
   close(): void {
     void this.pool?.destroy();
     this.pool = undefined;
+    void this.browser?.close();
+    this.browser = undefined;
   }
 
   /**
@@ -101,6 +107,12 @@ export class EnrichmentService implements LeadEnricher {
    */
   useResolver(lookup: LookupFunction): void {
     this.fetcher = this.buildFetcher(lookup);
+    void this.browser?.close();
+    this.browser = this.buildBrowser();
+  }
+
+  private buildBrowser(): BrowserRenderer | undefined {
+    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher }) : undefined;
   }
 
   private buildFetcher(lookup?: LookupFunction): SafeWebFetcher {
@@ -245,7 +257,7 @@ export class EnrichmentService implements LeadEnricher {
     if (cached?.outcome === "failed" && !options.ignoreFailures) return { kind: "failed", error: parseCachedFailure(cached.failure) };
     const siteSignal = AbortSignal.any([runSignal, AbortSignal.timeout(options.siteBudgetMs)]);
     try {
-      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool! });
+      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool!, renderer: this.browser });
       const facts = await this.deliverable(crawled, siteSignal);
       if (runSignal.aborted) return { kind: "cut" };
       const at = this.clock.now();

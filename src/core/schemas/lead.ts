@@ -56,6 +56,8 @@ export const BusinessSource = z
     title: z.string().max(300),
     /** Addition (docs/api.md, "Website enrichment"): the source is a linked PDF (an imprint, a contact sheet). */
     pdf: z.boolean().optional(),
+    /** Addition (decisions.md, "Enrichment in a browser"): the page was read as a browser showed it, after its scripts ran. */
+    rendered: z.boolean().optional(),
   })
   .meta({ id: "BusinessSource" });
 export type BusinessSource = z.infer<typeof BusinessSource>;

@@ -215,6 +215,31 @@ export class SafeWebFetcher {
     return url;
   }
 
+  /**
+   * For the browser's proxy: the same three checks as a fetch (URL, every resolved address,
+   * ports), resolved once; the address returned is the one to connect to (pinned).
+   */
+  resolvePinned(raw: string): Promise<string> {
+    const url = this.checkUrl(raw);
+    const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
+    const literal = canonicalIp(url.hostname);
+    if (literal !== undefined) return Promise.resolve(literal); // checked by checkUrl
+    return new Promise((resolve, reject) => {
+      this.guardedLookup(port)(url.hostname.replace(/^\[|\]$/g, ""), { all: false }, (err, address) => {
+        if (err) reject(new FetchError((err as NodeJS.ErrnoException).code === "EBLOCKED" ? "blocked" : "network", String((err as Error).message)));
+        else resolve(address as string);
+      });
+    });
+  }
+
+  /** For the browser's route handler: robots.txt's answer for this URL (unreadable robots.txt: no). */
+  async robotsAllow(raw: string, signal: AbortSignal): Promise<boolean> {
+    if (!this.robots) return true;
+    const url = this.checkUrl(raw);
+    const answer = await this.robots.rulesFor(url.origin, combine(signal, this.timeouts.overall)).catch(() => undefined);
+    return answer?.rules.isAllowed(this.token, url.pathname + url.search) ?? false;
+  }
+
   /** Layer 2: resolve, and refuse the name if any of its addresses is not allowed. */
   private guardedLookup(port: number) {
     return (hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {

@@ -5,6 +5,7 @@ import { chooseSocials, mergeEmails, rankEmails, type SiteIdentity } from "./ext
 import { normaliseSocial } from "./extract/socials.js";
 import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./extraction-pool.js";
 import { commonPaths, KIND_SCORE, pageKey, pdfLinkScore, type PageKind } from "./link-ranking.js";
+import type { PageRenderer } from "./browser-renderer.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
 /** What one business website tells us. Every value already fits the bounds of Lead (docs/api.md, "Lead values"). */
@@ -29,6 +30,8 @@ export interface CrawlOptions {
   businessName?: string;
   /** Where pages are read (default: the process's worker pool). */
   extractor?: PageExtractor;
+  /** A real browser for script-built pages (`OUTREACH_BROWSER`); absent: static only. */
+  renderer?: PageRenderer;
 }
 
 /**
@@ -55,7 +58,11 @@ interface ReadPage {
   kind: PageKind | "home";
   /** The page is a linked PDF (its source says so). */
   pdf?: boolean;
+  /** The page as a browser showed it. */
+  rendered?: boolean;
 }
+/** Pages a browser opens per site: the homepage and up to 3 contact-like pages (decisions.md). */
+const MAX_RENDERED = 4;
 
 /**
  * Crawl one business website: the homepage (and what its frames or `<meta refresh>`
@@ -165,6 +172,11 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
     const results = await Promise.all(pdfs.map((c) => read(c.url, true).then((facts) => ({ facts, candidate: c }), subPageFailed)));
     for (const result of results) if (result) pages.push({ facts: result.facts, kind: result.candidate.kind === "imprint" ? "imprint" : "contact", pdf: true });
   }
+  if (options.renderer && !goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName)) && pages.some((p) => p.facts.scriptBuilt)) {
+    const good = () => goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName));
+    const extractHtml = (html: string, url: string) => extractor.extract(new TextEncoder().encode(html), "text/html; charset=utf-8", url, signal);
+    await renderPages(options.renderer, pages, done, sameSite, extractHtml, good, signal ?? AbortSignal.timeout(30_000));
+  }
   return factsFrom(pages, identityOf(pages, siteDomains, options.businessName), fetched);
 
   /** A missing or refused sub-page (or PDF) costs nothing; cancellation does stop the site. */
@@ -172,6 +184,34 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
     if (err instanceof FetchError && err.reason === "aborted") throw err;
     if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
     return undefined;
+  }
+}
+
+/**
+ * Script-built pages in a real browser: the homepage, then contact and imprint pages (those
+ * read statically that were script-built, and those the rendered pages link), until a good
+ * address is found. The rendered DOM goes through the same extractor. A browser failure
+ * (crash, kill, budget) is the site's failure: it is thrown.
+ */
+async function renderPages(renderer: PageRenderer, pages: ReadPage[], done: Set<string>, sameSite: (u: URL) => boolean, extract: (html: string, url: string) => Promise<PageFacts>, good: () => boolean, signal: AbortSignal): Promise<void> {
+  const queue: Array<{ url: string; kind: PageKind | "home" }> = [{ url: pages[0]!.facts.url, kind: "home" }];
+  for (const page of pages) if (page.facts.scriptBuilt && (page.kind === "contact" || page.kind === "imprint")) queue.push({ url: page.facts.url, kind: page.kind });
+  const rendered = new Set<string>();
+  while (queue.length > 0 && rendered.size < MAX_RENDERED) {
+    const next = queue.shift()!;
+    if (rendered.has(pageKey(next.url))) continue;
+    rendered.add(pageKey(next.url));
+    const shown = await renderer.render(next.url, signal);
+    if (!sameSite(new URL(shown.url))) continue;
+    const facts = await extract(shown.html, shown.url);
+    pages.push({ facts, kind: next.kind, rendered: true });
+    if (good()) break;
+    for (const link of facts.links) {
+      if ((link.kind === "contact" || link.kind === "imprint") && link.score !== undefined && !rendered.has(link.key) && sameSite(new URL(link.url))) {
+        done.add(link.key);
+        queue.push({ url: link.url, kind: link.kind });
+      }
+    }
   }
 }
 
@@ -218,7 +258,8 @@ function factsFrom(pages: readonly ReadPage[], identity: SiteIdentity, pagesFetc
   const sources: BusinessSource[] = [];
   const addSource = (url: string, title: string) => {
     const pdf = pages.some((p) => p.pdf && p.facts.url === url);
-    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300), ...(pdf ? { pdf: true } : {}) });
+    const rendered = pages.some((p) => p.rendered && p.facts.url === url);
+    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300), ...(pdf ? { pdf: true } : {}), ...(rendered ? { rendered: true } : {}) });
   };
   const titleOf = (url: string) => pages.find((p) => p.facts.url === url)?.facts.title ?? new URL(url).hostname;
   const best = ranked[0];
