@@ -135,4 +135,44 @@ describe("script-built pages in a real browser (OUTREACH_BROWSER)", () => {
     expect(polls.length).toBeGreaterThan(3);
     expect(polls.every((status) => status === 200)).toBe(true);
   }, 90_000);
+
+  it("an endless script loop is killed at the site's budget; file:// navigation, a 1 GB download, popup storms and dialogs cost nothing", async () => {
+    let bigBytes = 0;
+    const sites = await startFixtureSites({
+      "loop-shop.de": { "/": page('<div id="app"></div><script>while (true) {}</script>') },
+      "passwd-shop.de": { "/": page('<div id="app"></div><script>location.href = "file:///etc/passwd";</script>') },
+      "download-shop.de": {
+        "/": page(`<div id="app"></div><a id="d" href="/big.bin" download>get</a><script>
+          document.getElementById("d").click();
+          for (let i = 0; i < 50; i++) window.open("/popup" + i);
+          alert("a"); confirm("b"); prompt("c"); print();
+          document.write(["dl", "download-shop.de"].join("@"));</script>`),
+        "/big.bin": (_req: IncomingMessage, res: ServerResponse) => {
+          res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(1024 ** 3) });
+          const block = Buffer.alloc(64 * 1024);
+          const more = () => {
+            while (!res.destroyed && bigBytes < 1024 ** 3) {
+              bigBytes += block.length;
+              if (!res.write(block)) return void res.once("drain", more);
+            }
+          };
+          more();
+        },
+      },
+    });
+    const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 20_000, enrichSiteBudgetMs: 5000, browser: CHROMIUM, browserPages: 2 } });
+    t.services.enrichment.useResolver(fixtureLookup);
+    instances.push(t);
+    const looped = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("loop-shop.de"))], { signal: never });
+    // Slow, not unreadable: pending, as any site past its budget.
+    expect(looped.leads[0]).toMatchObject({ email: null, enrichmentPending: true });
+    const run = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("2", sites.url("passwd-shop.de")), placeLead("3", sites.url("download-shop.de"))], { signal: never });
+    expect(run.leads.map((l) => l.email)).toEqual([null, "dl@download-shop.de"]);
+    expect(sites.requests.filter((r) => r.path.startsWith("/popup")).length).toBe(0);
+    // The download was refused (or cut at the proxy's cap), never read to its end.
+    expect(bigBytes).toBeLessThan(64 * 1024 * 1024);
+    // The looping page was closed at the budget (Chromium ends its renderer; had it not closed in
+    // 2 s the process would have been killed): the same or a fresh browser showed the later sites.
+    expect(t.services.enrichment.browser!.launches).toBeGreaterThanOrEqual(1);
+  }, 90_000);
 });
