@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { setPriority } from "node:os";
 import { chromium, type Browser, type BrowserContext, type BrowserServer } from "playwright-core";
 import { BrowserProxy } from "./browser-proxy.js";
 import { Semaphore } from "./limiter.js";
@@ -61,6 +63,7 @@ export class BrowserRenderer implements PageRenderer {
   private proxyUrl: Promise<string> | undefined;
   private readonly slots: Semaphore;
   private running: Promise<{ server: BrowserServer; browser: Browser }> | undefined;
+  private lowered: BrowserServer | undefined;
   /** Browsers started since creation (a crash makes the next render start one). */
   launches = 0;
 
@@ -114,6 +117,11 @@ export class BrowserRenderer implements PageRenderer {
       signal.addEventListener("abort", onAbort, { once: true });
       await this.guard(context, signal);
       const page = await context.newPage();
+      if (this.lowered !== server) {
+        // Once per browser, after its first page: the zygotes that fork later renderers exist by now.
+        this.lowered = server;
+        lowerPriority(server.process().pid);
+      }
       const left = () => Math.max(1, deadlineOf(signal) - Date.now());
       await page.goto(url, { waitUntil: "load", timeout: left() });
       // Scripts that fill the page after load, and challenges that set a cookie and reload.
@@ -177,4 +185,43 @@ export class BrowserRenderer implements PageRenderer {
 /** When the caller's signal will end the render: the crawler's signals carry no deadline, so a bound is assumed. */
 function deadlineOf(signal: AbortSignal & { deadline?: number }): number {
   return signal.deadline ?? Date.now() + 15_000;
+}
+
+/**
+ * The browser's threads run at a lower scheduling priority than the server (on Linux each
+ * thread has its own): on a busy machine /healthz and the API answer first and pages render
+ * in what is left. Run once per browser, after its first page: renderers forked later by the
+ * zygote inherit its lowered priority. It reads /proc once (a few ms). Not permitted or not
+ * Linux: unchanged.
+ */
+function lowerPriority(root: number | undefined): void {
+  if (root === undefined || process.platform !== "linux") return;
+  try {
+    const parents = new Map<number, number>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    const tree = new Set([root]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [pid, parent] of parents) if (tree.has(parent) && !tree.has(pid)) grew = tree.add(pid).size > 0;
+    }
+    for (const pid of tree) {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        try {
+          setPriority(Number(tid), 10);
+        } catch {
+          // not permitted: unchanged
+        }
+      }
+    }
+  } catch {
+    // /proc unreadable: unchanged
+  }
 }
