@@ -40,6 +40,8 @@ export interface ServerConfig {
   browser: string | null;
   /** `OUTREACH_BROWSER_PAGES`: pages the browser shows at once. */
   browserPages: number;
+  /** `OUTREACH_BROWSER_MEMORY_MB`: above it (RSS of the browser's processes) the browser is replaced. */
+  browserMemoryMb: number;
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
@@ -298,6 +300,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     enrichRetryBudgetMs: integer(env, "OUTREACH_ENRICH_RETRY_BUDGET_MS", 25_000, 100, 600_000),
     browser: browserPath(env.OUTREACH_BROWSER),
     browserPages: integer(env, "OUTREACH_BROWSER_PAGES", 2, 1, 16),
+    browserMemoryMb: integer(env, "OUTREACH_BROWSER_MEMORY_MB", 2048, 1, 65_536),
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),

@@ -112,7 +112,7 @@ export class EnrichmentService implements LeadEnricher {
   }
 
   private buildBrowser(): BrowserRenderer | undefined {
-    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher }) : undefined;
+    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher, memoryCeilingMb: this.config.browserMemoryMb }) : undefined;
   }
 
   private buildFetcher(lookup?: LookupFunction): SafeWebFetcher {

@@ -175,4 +175,21 @@ describe("script-built pages in a real browser (OUTREACH_BROWSER)", () => {
     // 2 s the process would have been killed): the same or a fresh browser showed the later sites.
     expect(t.services.enrichment.browser!.launches).toBeGreaterThanOrEqual(1);
   }, 90_000);
+
+  it("a browser above its memory ceiling is replaced once its page is done; the next site gets a fresh one", async () => {
+    const sites = await startFixtureSites({
+      "first-shop.de": { "/": page("<div id=\"app\"></div><script>document.write(['eins', 'first-shop.de'].join('@'))</script>") },
+      "second-shop.de": { "/": page("<div id=\"app\"></div><script>document.write(['zwei', 'second-shop.de'].join('@'))</script>") },
+    });
+    // A ceiling of 1 MB: every Chromium is above it after its first page.
+    const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 40_000, enrichSiteBudgetMs: 30_000, browser: CHROMIUM, browserPages: 2, browserMemoryMb: 1 } });
+    t.services.enrichment.useResolver(fixtureLookup);
+    instances.push(t);
+    const first = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("first-shop.de"))], { signal: never });
+    const firstPid = await t.services.enrichment.browser!.pid();
+    const second = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("2", sites.url("second-shop.de"))], { signal: never });
+    expect([first.leads[0]!.email, second.leads[0]!.email]).toEqual(["eins@first-shop.de", "zwei@second-shop.de"]);
+    expect(t.services.enrichment.browser!.launches).toBe(2);
+    expect(firstPid).toBeUndefined(); // retired at once: no browser runs between the two sites
+  }, 90_000);
 });

@@ -29,8 +29,8 @@ describe("enrichment settings", () => {
     expect(() => loadServerConfig({ [name]: value })).toThrow(name);
   });
 
-  it("OUTREACH_BROWSER: off by default, auto finds Chromium on PATH, a path must be an executable; OUTREACH_BROWSER_PAGES defaults to 2", () => {
-    expect(loadServerConfig({})).toMatchObject({ browser: null, browserPages: 2 });
+  it("OUTREACH_BROWSER: off by default, auto finds Chromium on PATH, a path must be an executable; pages 2 and a 2048 MB ceiling by default", () => {
+    expect(loadServerConfig({})).toMatchObject({ browser: null, browserPages: 2, browserMemoryMb: 2048 });
     expect(loadServerConfig({ OUTREACH_BROWSER: "off" }).browser).toBeNull();
     const auto = loadServerConfig({ OUTREACH_BROWSER: "auto", OUTREACH_BROWSER_PAGES: "3" });
     expect(auto.browser).toMatch(/\/(?:chromium|chromium-browser|google-chrome(?:-stable)?)$/);

@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { setPriority } from "node:os";
 import { chromium, type Browser, type BrowserContext, type BrowserServer } from "playwright-core";
+import { lowerPriority, treeRssMb } from "./browser-process.js";
 import { BrowserProxy } from "./browser-proxy.js";
 import { Semaphore } from "./limiter.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
@@ -20,6 +19,8 @@ export interface BrowserRendererOptions {
   /** Pages open at once (`OUTREACH_BROWSER_PAGES`). */
   pages: number;
   fetcher: SafeWebFetcher;
+  /** Above this many MB (RSS of the browser's processes, checked after each page) the browser is replaced once its pages are done. */
+  memoryCeilingMb?: number;
 }
 
 /**
@@ -64,6 +65,9 @@ export class BrowserRenderer implements PageRenderer {
   private readonly slots: Semaphore;
   private running: Promise<{ server: BrowserServer; browser: Browser }> | undefined;
   private lowered: BrowserServer | undefined;
+  /** Pages open per browser process, and the processes to close once they have none. */
+  private readonly open = new Map<BrowserServer, number>();
+  private readonly retired = new Set<BrowserServer>();
   /** Browsers started since creation (a crash makes the next render start one). */
   launches = 0;
 
@@ -113,6 +117,7 @@ export class BrowserRenderer implements PageRenderer {
     try {
       const { server, browser } = await this.launch();
       current = { server };
+      this.open.set(server, (this.open.get(server) ?? 0) + 1);
       context = await browser.newContext({ acceptDownloads: false, serviceWorkers: "block", permissions: [], userAgent: this.options.fetcher.userAgent, javaScriptEnabled: true });
       signal.addEventListener("abort", onAbort, { once: true });
       await this.guard(context, signal);
@@ -137,7 +142,29 @@ export class BrowserRenderer implements PageRenderer {
     } finally {
       signal.removeEventListener("abort", onAbort);
       await this.closeOrKill(context, current?.server);
+      if (current) this.settle(current.server);
       release();
+    }
+  }
+
+  /**
+   * One page of `server` is done: above the memory ceiling the process is retired (the next
+   * render starts a fresh one) and closed when its last page is.
+   */
+  private settle(server: BrowserServer): void {
+    const left = (this.open.get(server) ?? 1) - 1;
+    this.open.set(server, left);
+    const ceiling = this.options.memoryCeilingMb;
+    if (ceiling && !this.retired.has(server) && treeRssMb(server.process().pid) > ceiling) {
+      this.retired.add(server);
+      void this.running?.then((r) => {
+        if (r.server === server) this.running = undefined;
+      });
+    }
+    if (left === 0 && this.retired.has(server)) {
+      this.retired.delete(server);
+      this.open.delete(server);
+      void server.close().catch(() => {});
     }
   }
 
@@ -185,43 +212,4 @@ export class BrowserRenderer implements PageRenderer {
 /** When the caller's signal will end the render: the crawler's signals carry no deadline, so a bound is assumed. */
 function deadlineOf(signal: AbortSignal & { deadline?: number }): number {
   return signal.deadline ?? Date.now() + 15_000;
-}
-
-/**
- * The browser's threads run at a lower scheduling priority than the server (on Linux each
- * thread has its own): on a busy machine /healthz and the API answer first and pages render
- * in what is left. Run once per browser, after its first page: renderers forked later by the
- * zygote inherit its lowered priority. It reads /proc once (a few ms). Not permitted or not
- * Linux: unchanged.
- */
-function lowerPriority(root: number | undefined): void {
-  if (root === undefined || process.platform !== "linux") return;
-  try {
-    const parents = new Map<number, number>();
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-    const tree = new Set([root]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [pid, parent] of parents) if (tree.has(parent) && !tree.has(pid)) grew = tree.add(pid).size > 0;
-    }
-    for (const pid of tree) {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        try {
-          setPriority(Number(tid), 10);
-        } catch {
-          // not permitted: unchanged
-        }
-      }
-    }
-  } catch {
-    // /proc unreadable: unchanged
-  }
 }
