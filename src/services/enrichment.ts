@@ -275,7 +275,8 @@ export class EnrichmentService implements LeadEnricher {
       const error = enrichmentErrorOf(err);
       const slow = siteSignal.aborted || error.code === "timeout";
       if (slow && options.slowIsPending) return { kind: "cut" };
-      if (slow) return { kind: "failed", error };
+      // Slow, or the browser's own failure: reported, not remembered (the site may well answer next time).
+      if (slow || (err as { transient?: boolean }).transient) return { kind: "failed", error };
       const at = this.clock.now();
       this.cache.putFailure(cacheKey, JSON.stringify(error), at.toISOString(), new Date(at.getTime() + this.config.enrichFailureCacheHours * HOUR).toISOString());
       return { kind: "failed", error };

@@ -128,6 +128,11 @@ describe("script-built pages in a real browser (OUTREACH_BROWSER)", () => {
     const first = await killed;
     expect(first.leads[0]).toMatchObject({ email: null, enrichmentError: { code: "unreadable" } });
     const next = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("2", sites.url("next-shop.de"))], { signal: never });
+    // The crash is not remembered as the site's failure: the next search tries the site again.
+    const before = sites.hits("killed-shop.de");
+    const again = t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("killed-shop.de"))], { signal: AbortSignal.timeout(3000) });
+    await again;
+    expect(sites.hits("killed-shop.de")).toBeGreaterThan(before);
     polling = false;
     await poller;
     expect(next.leads[0]!.email).toBe("neu@next-shop.de");

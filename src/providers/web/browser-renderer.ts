@@ -138,7 +138,8 @@ export class BrowserRenderer implements PageRenderer {
     } catch (err) {
       if (err instanceof FetchError) throw err;
       if (signal.aborted) throw new FetchError("aborted", "the render was cancelled");
-      throw new FetchError("unreadable", `the browser could not show ${url}: ${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)}`);
+      // The browser's own failure (a crash, a kill) says nothing lasting about the site: not cached.
+      throw Object.assign(new FetchError("unreadable", `the browser could not show ${url}: ${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)}`), { transient: true });
     } finally {
       signal.removeEventListener("abort", onAbort);
       await this.closeOrKill(context, current?.server);
