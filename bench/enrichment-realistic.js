@@ -4,7 +4,10 @@
 // the homepage-only baseline (bench/fixtures/homepage-baseline.js). How the truth was
 // decided: bench/README.md.
 //
-//   npm run build && node bench/enrichment-realistic.js [--verbose] [--only <host>] [--json <file>]
+//   npm run build && node bench/enrichment-realistic.js [--verbose] [--only <host>] [--json <file>] [--browser <chromium>]
+//
+// With --browser, script-built sites are also opened in that Chromium (OUTREACH_BROWSER):
+// R(all), recall over every site that shows an email, is then the figure to read.
 //
 // Email precision: returned addresses that are the truth. Recall: sites whose truth can
 // be found without JavaScript (truth.findable) where the truth was returned. Best-email
@@ -18,6 +21,7 @@ import { loopbackLookup } from "./fixtures/server.js";
 import { AddressPolicy } from "../dist/providers/web/address-policy.js";
 import { SafeWebFetcher } from "../dist/providers/web/safe-fetcher.js";
 import { crawlSite } from "../dist/providers/web/site-crawler.js";
+import { BrowserRenderer } from "../dist/providers/web/browser-renderer.js";
 
 const args = process.argv.slice(2);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -28,8 +32,10 @@ if (corpus.length === 0) throw new Error(`no site ${only} in the corpus`);
 const fetcher = new SafeWebFetcher({ policy: new AddressPolicy(["127.0.0.1/32"]), userAgent: "outreach-bench/0.1", lookup: loopbackLookup });
 
 /** The only code that knows the crawler's API: a website URL in, { email, socials } out. */
+const browserPath = option("--browser");
+const renderer = browserPath ? new BrowserRenderer({ executablePath: browserPath, pages: 2, fetcher }) : undefined;
 async function crawl(url) {
-  const facts = await crawlSite(fetcher, url);
+  const facts = await crawlSite(fetcher, url, { renderer, signal: AbortSignal.timeout(30_000) });
   return { email: facts.email ?? null, socials: facts.socials ?? {} };
 }
 
@@ -190,3 +196,4 @@ console.log(`\nours misses (${oursMisses.length} sites):\n  ${oursMisses.join("\
 if (args.includes("--verbose")) console.log(`\nbaseline misses:\n  ${misses(base).join("\n  ")}`);
 const jsonFile = option("--json");
 if (jsonFile) writeFileSync(jsonFile, JSON.stringify(ours.map(({ site, got, error, verdict }) => ({ site: `${site.host}${site.path ?? ""}`, got, error, exact: verdict.exact, truth: site.truth.email })), null, 2));
+await renderer?.close();

@@ -1,3 +1,5 @@
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
@@ -37,6 +39,12 @@ export interface ServerConfig {
   /** Website enrichment: time budget of one site, of one retry (endpoint 2), cache lifetimes, connections. */
   enrichSiteBudgetMs: number;
   enrichRetryBudgetMs: number;
+  /** `OUTREACH_BROWSER`: the Chromium binary for script-built pages, or null (off, the default). */
+  browser: string | null;
+  /** `OUTREACH_BROWSER_PAGES`: pages the browser shows at once. */
+  browserPages: number;
+  /** `OUTREACH_BROWSER_MEMORY_MB`: above it (RSS of the browser's processes) the browser is replaced. */
+  browserMemoryMb: number;
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
@@ -294,6 +302,30 @@ function placesSources(env: NodeJS.ProcessEnv, configured: string[]): string[] {
   return [...new Set(names)];
 }
 
+/** `OUTREACH_BROWSER`: off (default, also 0/false/no), `auto` (chromium from PATH) or the path of a Chromium binary. */
+function browserPath(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? "";
+  if (value === "" || ["0", "off", "false", "no"].includes(value.toLowerCase())) return null;
+  const executable = (path: string) => {
+    try {
+      accessSync(path, fsConstants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (value.toLowerCase() === "auto") {
+    const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
+    for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
+      const found = dirs.map((dir) => join(dir, name)).find(executable);
+      if (found) return found;
+    }
+    throw new ConfigError("OUTREACH_BROWSER=auto: no chromium, chromium-browser or google-chrome on PATH (install Debian's chromium, or give its path)");
+  }
+  if (!isAbsolute(value) || !executable(value)) throw new ConfigError(`OUTREACH_BROWSER must be off, auto or the absolute path of an executable Chromium (got ${JSON.stringify(value)})`);
+  return value;
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
   if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
@@ -327,6 +359,9 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     spfInclude: hostName(env.OUTREACH_SPF_INCLUDE?.trim().replace(/\.$/, "") || `_spf.${bounceHost}`, "OUTREACH_SPF_INCLUDE"),
     enrichSiteBudgetMs: integer(env, "OUTREACH_ENRICH_SITE_BUDGET_MS", 6000, 100, 600_000),
     enrichRetryBudgetMs: integer(env, "OUTREACH_ENRICH_RETRY_BUDGET_MS", 25_000, 100, 600_000),
+    browser: browserPath(env.OUTREACH_BROWSER),
+    browserPages: integer(env, "OUTREACH_BROWSER_PAGES", 2, 1, 16),
+    browserMemoryMb: integer(env, "OUTREACH_BROWSER_MEMORY_MB", 2048, 1, 65_536),
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),

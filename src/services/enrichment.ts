@@ -4,6 +4,7 @@ import { AppError } from "../core/errors.js";
 import { Lead, type EnrichmentError } from "../core/schemas/lead.js";
 import { NodeDnsLookup } from "../providers/dns/resolver.js";
 import { AddressPolicy } from "../providers/web/address-policy.js";
+import { BrowserRenderer } from "../providers/web/browser-renderer.js";
 import { ExtractionPool } from "../providers/web/extraction-pool.js";
 import { FetchError, SafeWebFetcher, type LookupFunction } from "../providers/web/safe-fetcher.js";
 import { crawlSite, type SiteFacts } from "../providers/web/site-crawler.js";
@@ -37,6 +38,11 @@ interface RunOptions extends EnrichOptions {
   ignoreFailures: boolean;
   /** `--refresh`: crawl again even when the cache has the site's facts. */
   refresh: boolean;
+  /**
+   * A search leaves a site that was merely slow pending (the retry token covers it); the
+   * retry, which gave it its longer budget, reports it as a timeout.
+   */
+  slowIsPending: boolean;
 }
 
 /** What became of one site in one run. */
@@ -59,6 +65,8 @@ export class EnrichmentService implements LeadEnricher {
   private readonly cache: EnrichmentCacheRepo;
   private readonly tokens: RetryTokensRepo;
   private pool: ExtractionPool | undefined;
+  /** Headless Chromium for script-built pages (`OUTREACH_BROWSER`), started at its first page. */
+  browser: BrowserRenderer | undefined;
   private readonly emailCheck: EmailDomainCheck | undefined;
   /** Addresses dropped because their domain cannot receive mail, since start (figures and logs). */
   emailsDropped = 0;
@@ -74,6 +82,7 @@ export class EnrichmentService implements LeadEnricher {
     this.cache = new EnrichmentCacheRepo(deps.db);
     this.tokens = new RetryTokensRepo(deps.db);
     this.fetcher = this.buildFetcher();
+    this.browser = this.buildBrowser();
     // No extraction workers yet: they start with the first site that is crawled (see
     // factsFor), so a search answered from the cache, or with nothing to crawl, never
     // starts (and never has to stop) a thread.
@@ -88,6 +97,8 @@ export class EnrichmentService implements LeadEnricher {
   close(): void {
     void this.pool?.destroy();
     this.pool = undefined;
+    void this.browser?.close();
+    this.browser = undefined;
   }
 
   /**
@@ -96,6 +107,12 @@ export class EnrichmentService implements LeadEnricher {
    */
   useResolver(lookup: LookupFunction): void {
     this.fetcher = this.buildFetcher(lookup);
+    void this.browser?.close();
+    this.browser = this.buildBrowser();
+  }
+
+  private buildBrowser(): BrowserRenderer | undefined {
+    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher, memoryCeilingMb: this.config.browserMemoryMb }) : undefined;
   }
 
   private buildFetcher(lookup?: LookupFunction): SafeWebFetcher {
@@ -113,7 +130,7 @@ export class EnrichmentService implements LeadEnricher {
     if (!this.config.enrich) return { leads, retryToken: null };
     this.housekeeping();
     const refresh = options.refresh === true;
-    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh });
+    const { leads: out, finished } = await this.run(leads, { ...options, budgetMs: this.config.enrichBudgetMs, siteBudgetMs: this.config.enrichSiteBudgetMs, ignoreFailures: refresh, refresh, slowIsPending: true });
     const result = out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentPending: true }));
     // The server picks what the retry covers: pending leads with a site to crawl, in the
     // search's own order (nearest / best first), at most 20.
@@ -161,7 +178,7 @@ export class EnrichmentService implements LeadEnricher {
   async enrichRedeemed(leads: Lead[], options: EnrichOptions = {}): Promise<Lead[]> {
     const settled = (list: Lead[]) => list.map((lead) => ({ ...lead, enrichmentPending: false }));
     if (!this.config.enrich) return settled(leads);
-    const { leads: out } = await this.run(leads, {
+    const { leads: out, finished } = await this.run(leads, {
       signal: options.signal,
       onProgress: options.onProgress,
       cutoff: options.cutoff,
@@ -169,8 +186,11 @@ export class EnrichmentService implements LeadEnricher {
       siteBudgetMs: this.config.enrichRetryBudgetMs,
       ignoreFailures: true,
       refresh: false,
+      slowIsPending: false,
     });
-    return settled(out);
+    // A site the retry's whole budget did not finish is reported as slow, so the client sees why.
+    const slow: EnrichmentError = { code: "timeout", message: `the website did not finish answering within the retry's ${this.config.enrichRetryBudgetMs} ms` };
+    return settled(out.map((lead, i) => (finished[i] ? lead : { ...lead, enrichmentError: slow })));
   }
 
   /** Both steps of endpoint 2. */
@@ -223,8 +243,10 @@ export class EnrichmentService implements LeadEnricher {
 
   /**
    * The facts of one site: from the cache, else crawled within the per-site budget. A
-   * failure is cached (for hours) and says why; a crawl the run's budget cut off is not
-   * cached (it may well answer next time).
+   * failure is cached (for hours) and says why. Only answers that say the site cannot be
+   * read (DNS, TLS, HTTP status, robots, refused address…) are failures: a crawl cut off by
+   * the run's budget, or slower than its own budget, is not cached (it may well answer
+   * next time) and, in a search, stays pending for the retry (interface §3.3, §4.2).
    */
   private async factsFor(url: string, cacheKey: string, businessName: string, runSignal: AbortSignal, options: RunOptions): Promise<SiteOutcome> {
     const now = this.clock.now();
@@ -235,7 +257,7 @@ export class EnrichmentService implements LeadEnricher {
     // Started before the site's first fetch: the workers load while robots.txt and the homepage arrive.
     this.pool ??= new ExtractionPool();
     try {
-      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool });
+      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool, renderer: this.browser });
       const facts = await this.deliverable(crawled, siteSignal);
       if (runSignal.aborted) return { kind: "cut" };
       const at = this.clock.now();
@@ -251,6 +273,10 @@ export class EnrichmentService implements LeadEnricher {
     } catch (err) {
       if (runSignal.aborted) return { kind: "cut" };
       const error = enrichmentErrorOf(err);
+      const slow = siteSignal.aborted || error.code === "timeout";
+      if (slow && options.slowIsPending) return { kind: "cut" };
+      // Slow, or the browser's own failure: reported, not remembered (the site may well answer next time).
+      if (slow || (err as { transient?: boolean }).transient) return { kind: "failed", error };
       const at = this.clock.now();
       this.cache.putFailure(cacheKey, JSON.stringify(error), at.toISOString(), new Date(at.getTime() + this.config.enrichFailureCacheHours * HOUR).toISOString());
       return { kind: "failed", error };

@@ -1,8 +1,10 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
-import { EnrichmentRetryResult } from "../../src/core/schemas/lead.js";
+import { EnrichmentRetryResult, SearchResult, type Lead } from "../../src/core/schemas/lead.js";
 import { fixtureLookup, startFixtureSites } from "../helpers/fixture-sites.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { placeLead } from "../helpers/leads.js";
+import { insertPlaces, offsetKm, VADUZ } from "../helpers/places.js";
 import { readNdjson, startTestServer } from "../helpers/server.js";
 
 const PATH = "/api/v1/map-leads/enrichment-retry";
@@ -105,4 +107,45 @@ describe("POST /api/v1/map-leads/enrichment-retry", () => {
     const SwaggerParser = (await import("@apidevtools/swagger-parser")).default;
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
   });
+});
+
+describe("a slow site through the API: pending in the search, read by the retry", () => {
+  it("a site answering after the search's site budget and within the retry's is pending with a token, not a failure; the retry finds its email", async () => {
+    // A real server that always answers slowly: 1.5 s per request (beyond the search's 300 ms per site, well within the retry's 20 s).
+    const slow = (body: string) => (req: IncomingMessage, res: ServerResponse) => {
+      const timer = setTimeout(() => res.destroyed || res.writeHead(200, { "content-type": "text/html" }).end(body), 1500);
+      req.on("close", () => clearTimeout(timer));
+    };
+    const sites = await startFixtureSites({
+      "slow-bakery.de": { "/robots.txt": slow("User-agent: *\nAllow: /"), "/": slow('<p>Backstube: <a href="mailto:backstube@slow-bakery.de">schreiben</a></p>') },
+      "down-bakery.de": { "/": { status: 503, body: "maintenance" } },
+      "quick-bakery.de": { "/": "<p>hallo@quick-bakery.de</p>" },
+    });
+    const t = createTestInstance({ config: { enrich: true, fetchAllow: ["127.0.0.1/32"], enrichBudgetMs: 5000, enrichSiteBudgetMs: 300, enrichRetryBudgetMs: 20_000 } });
+    t.services.enrichment.useResolver(fixtureLookup);
+    const hosts = ["slow-bakery.de", "down-bakery.de", "quick-bakery.de"];
+    insertPlaces(
+      t.services.deps.db,
+      hosts.map((host, i) => ({ placeId: `osm:node:${i + 1}`, name: `Bakery ${i + 1}`, ...offsetKm(VADUZ.lat, VADUZ.lng, 0.2 + i * 0.1, 0), categories: ["bakery"], website: sites.url(host) })),
+    );
+    const server = await startTestServer(t.services);
+    const res = await server.request("/api/v1/map-leads/search", { method: "POST", token: t.token, json: { location: `${VADUZ.lat},${VADUZ.lng}`, lat: VADUZ.lat, lng: VADUZ.lng, keywords: "bakery", radiusKm: 5 } });
+    expect(res.status).toBe(200);
+    const search = SearchResult.parse(await res.json());
+    const byHost = (leads: Lead[], host: string) => leads.find((l) => l.website?.includes(host))!;
+    expect(byHost(search.leads, "slow-bakery.de")).toMatchObject({ email: null, enrichmentPending: true });
+    expect(byHost(search.leads, "slow-bakery.de").enrichmentError).toBeUndefined();
+    // Answers that say the site cannot be read stay failures; a fast site is simply found.
+    expect(byHost(search.leads, "down-bakery.de")).toMatchObject({ enrichmentError: { code: "http_status", status: 503 } });
+    expect(byHost(search.leads, "down-bakery.de").enrichmentPending).toBeUndefined();
+    expect(byHost(search.leads, "quick-bakery.de").email).toBe("hallo@quick-bakery.de");
+    expect(search.enrichmentRetryToken).not.toBeNull();
+
+    const retry = await server.request(PATH, { method: "POST", token: t.token, json: { token: search.enrichmentRetryToken } });
+    expect(retry.status).toBe(200);
+    const retried = EnrichmentRetryResult.parse(await retry.json());
+    // The token covers the pending site only, and the retry's own budget reads it.
+    expect(retried.leads.map((l) => [l.website, l.email, l.enrichmentPending])).toEqual([[sites.url("slow-bakery.de"), "backstube@slow-bakery.de", false]]);
+    expect(retried.leads[0]!.enrichmentError).toBeUndefined();
+  }, 60_000);
 });

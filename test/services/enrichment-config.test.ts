@@ -28,4 +28,16 @@ describe("enrichment settings", () => {
   ])("reject a bad %s naming it", (name, value) => {
     expect(() => loadServerConfig({ [name]: value })).toThrow(name);
   });
+
+  it("OUTREACH_BROWSER: off by default, auto finds Chromium on PATH, a path must be an executable; pages 2 and a 2048 MB ceiling by default", () => {
+    expect(loadServerConfig({})).toMatchObject({ browser: null, browserPages: 2, browserMemoryMb: 2048 });
+    expect(loadServerConfig({ OUTREACH_BROWSER: "off" }).browser).toBeNull();
+    const auto = loadServerConfig({ OUTREACH_BROWSER: "auto", OUTREACH_BROWSER_PAGES: "3" });
+    expect(auto.browser).toMatch(/\/(?:chromium|chromium-browser|google-chrome(?:-stable)?)$/);
+    expect(auto.browserPages).toBe(3);
+    expect(loadServerConfig({ OUTREACH_BROWSER: auto.browser! }).browser).toBe(auto.browser);
+    expect(() => loadServerConfig({ OUTREACH_BROWSER: "/nonexistent/chromium" })).toThrow("OUTREACH_BROWSER");
+    expect(() => loadServerConfig({ OUTREACH_BROWSER: "chromium" })).toThrow("absolute path");
+    expect(() => loadServerConfig({ OUTREACH_BROWSER_PAGES: "0" })).toThrow("OUTREACH_BROWSER_PAGES");
+  });
 });

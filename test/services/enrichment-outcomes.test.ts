@@ -48,19 +48,30 @@ describe("enrichment retry re-crawls", () => {
     expect(sites.hits("late-garage.de")).toBeGreaterThan(before);
   });
 
-  it("a site whose own budget ran out is a visible timeout, tried again by the retry", async () => {
+  it("a site slower than its own budget stays pending in the search (not a failure) and the retry's longer budget reads it", async () => {
     const delay = { ms: 12_000 };
     const sites = await startFixtureSites({ "late-shop.de": { "/": delayed(delay, "<p>laden@late-shop.de</p>") } });
     const t = instance({ enrichSiteBudgetMs: 500, enrichBudgetMs: 3000 });
     const leads = [placeLead("1", sites.url("late-shop.de"))];
     const run = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
-    expect(run.leads[0]!.enrichmentPending).toBeUndefined();
-    expect(run.leads[0]!.enrichmentError).toMatchObject({ code: "timeout" });
+    expect(run.leads[0]).toMatchObject({ email: null, enrichmentPending: true });
+    expect(run.leads[0]!.enrichmentError).toBeUndefined();
+    expect(run.retryToken).not.toBeNull();
+    // Slowness is not cached as a failure: the next search tries again (and is pending again).
+    const again = await t.services.enrichment.enrichForSearch(t.teamId, leads, { signal: never });
+    expect(again.leads[0]).toMatchObject({ enrichmentPending: true });
     delay.ms = 0;
-    // A retry token for the lead (as a client would hold one for leads it wants finished).
-    const token = t.services.enrichment.issueRetryToken(t.teamId, run.leads);
-    const retried = await t.services.enrichment.retry(t.teamId, token);
+    const retried = await t.services.enrichment.retry(t.teamId, run.retryToken!);
     expect(retried[0]).toMatchObject({ email: "laden@late-shop.de", enrichmentPending: false });
+  });
+
+  it("a site still too slow for the retry's own budget comes back from the retry as a timeout, not pending", async () => {
+    const sites = await startFixtureSites({ "never-shop.de": { "/": delayed({ ms: 60_000 }, "<p>x@never-shop.de</p>") } });
+    const t = instance({ enrichSiteBudgetMs: 300, enrichBudgetMs: 3000, enrichRetryBudgetMs: 800 });
+    const run = await t.services.enrichment.enrichForSearch(t.teamId, [placeLead("1", sites.url("never-shop.de"))], { signal: never });
+    expect(run.leads[0]!.enrichmentPending).toBe(true);
+    const retried = await t.services.enrichment.retry(t.teamId, run.retryToken!);
+    expect(retried[0]).toMatchObject({ email: null, enrichmentPending: false, enrichmentError: { code: "timeout" } });
   });
 });
 

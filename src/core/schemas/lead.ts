@@ -54,6 +54,10 @@ export const BusinessSource = z
   .object({
     url: z.string().max(2048).regex(/^https?:\/\//i, "must start with http:// or https://"),
     title: z.string().max(300),
+    /** Addition (docs/api.md, "Website enrichment"): the source is a linked PDF (an imprint, a contact sheet). */
+    pdf: z.boolean().optional(),
+    /** Addition (decisions.md, "Enrichment in a browser"): the page was read as a browser showed it, after its scripts ran. */
+    rendered: z.boolean().optional(),
   })
   .meta({ id: "BusinessSource" });
 export type BusinessSource = z.infer<typeof BusinessSource>;

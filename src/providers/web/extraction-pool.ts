@@ -3,11 +3,17 @@ import { Piscina } from "piscina";
 import { compiledWorkerFile } from "../../core/task-threads.js";
 import type { ExtractionTask } from "./extract/extract-worker.js";
 import { extractPage, type PageFacts } from "./extract/page-facts.js";
+import { extractPdf, PDF_LIMITS } from "./extract/pdf-facts.js";
 
 /** Turns a fetched page into its facts. */
 export interface PageExtractor {
   extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts>;
+  /** A PDF's facts (its text read as a page); extractors without it read no PDFs. */
+  extractPdf?(bytes: Uint8Array, url: string, signal?: AbortSignal): Promise<PageFacts>;
 }
+
+/** Time one PDF may take in its worker: past it the worker is terminated (pdf.js cannot be interrupted otherwise). */
+export const PDF_BUDGET_MS = 5000;
 
 export class ExtractionError extends Error {
   override name = "ExtractionError";
@@ -79,6 +85,24 @@ export class ExtractionPool implements PageExtractor {
     }
   }
 
+  /**
+   * A PDF read in a worker, within PDF_LIMITS (pages, characters) and PDF_BUDGET_MS: past
+   * the time the task is aborted, which terminates its worker; a PDF that fills the
+   * worker's heap kills only that worker. Either way only this document fails.
+   */
+  async extractPdf(bytes: Uint8Array, url: string, signal?: AbortSignal): Promise<PageFacts> {
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    const task: ExtractionTask = { bytes: own, contentType: "application/pdf", url, budgetMs: PDF_BUDGET_MS, pdf: PDF_LIMITS };
+    const limit = AbortSignal.timeout(PDF_BUDGET_MS + 500);
+    try {
+      return (await this.pool.run(task, { signal: signal ? AbortSignal.any([signal, limit]) : limit, transferList: [own.buffer as ArrayBuffer] })) as PageFacts;
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (limit.aborted) throw new ExtractionError(`${url} could not be read within ${PDF_BUDGET_MS} ms`);
+      throw new ExtractionError(`${url} could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
   async destroy(): Promise<void> {
     await this.pool.destroy();
   }
@@ -88,6 +112,9 @@ export class ExtractionPool implements PageExtractor {
 export const inlineExtractor: PageExtractor = {
   async extract(bytes, contentType, url) {
     return extractPage(bytes, contentType, url);
+  },
+  async extractPdf(bytes, url) {
+    return extractPdf(bytes, url);
   },
 };
 

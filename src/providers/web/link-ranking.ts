@@ -1,5 +1,5 @@
 import type { Zone } from "./extract/page-digest.js";
-import { ABOUT_WORDS, CONTACT_WORDS, fold, IMPRINT_WORDS, PRIVACY_WORDS, USELESS_PATH } from "./extract/vocabulary.js";
+import { ABOUT_WORDS, CONTACT_WORDS, fold, IMPRINT_WORDS, PRICE_LIST_WORDS, PRIVACY_WORDS, USELESS_PATH } from "./extract/vocabulary.js";
 
 /** What a page of the site is likely to be, by its link. */
 export type PageKind = "contact" | "imprint" | "about" | "privacy" | "other";
@@ -38,6 +38,18 @@ export function linkScore(url: URL, link: { label: string; zone: Zone }): { kind
   if (url.search) score -= 4;
   if (link.zone !== "main") score += 3;
   return { kind, score };
+}
+
+/**
+ * A linked PDF worth reading, picked like contact pages are (by its link's words and its
+ * path): an imprint, a contact sheet, or a price list (which small businesses end with their
+ * details). Imprints first. Anything else (menus, brochures, forms) is not read.
+ */
+export function pdfLinkScore(url: URL, label: string, kind: PageKind): number | undefined {
+  if (!/\.pdf$/i.test(url.pathname)) return undefined;
+  if (kind === "imprint") return 3;
+  if (kind === "contact") return 2;
+  return PRICE_LIST_WORDS.test(` ${fold(label)} ${fold(decodePath(url.pathname))} `) ? 1 : undefined;
 }
 
 const TRACKING_PARAMS = /^(utm_[a-z]+|fbclid|gclid|msclkid|mc_[a-z]+|_ga|ref|lang)$/i;

@@ -101,6 +101,10 @@ export interface FetchedPage {
 }
 
 const TEXT_TYPES = new Set(["text/html", "application/xhtml+xml", "text/plain"]);
+/** Linked PDFs (imprints, contact sheets): many servers label them octet-stream; the bytes must start like a PDF. */
+const PDF_TYPES = new Set(["application/pdf", "application/x-pdf", "application/octet-stream"]);
+/** A PDF's size cap, counted while it downloads (a cut PDF cannot be read). */
+export const PDF_MAX_BYTES = 5 * 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
 
@@ -145,7 +149,7 @@ export class SafeWebFetcher {
    * obeyed), only HTML/plain-text bodies read, decoded size capped while streaming.
    * Throws FetchError for every refusal and failure.
    */
-  async fetchPage(url: string, options: { signal?: AbortSignal } = {}): Promise<FetchedPage> {
+  async fetchPage(url: string, options: { signal?: AbortSignal; pdf?: boolean } = {}): Promise<FetchedPage> {
     const signal = combine(options.signal, this.timeouts.overall);
     const seen = new Set<string>();
     let current = this.checkUrl(url);
@@ -161,7 +165,7 @@ export class SafeWebFetcher {
           throw new FetchError("robots", `robots.txt of ${current.host} disallows ${current.pathname}`);
         }
       }
-      const response = await this.exchange(current, signal, { acceptAnyType: false, maxBytes: this.maxBodyBytes });
+      const response = await this.exchange(current, signal, options.pdf ? { types: PDF_TYPES, maxBytes: PDF_MAX_BYTES, accept: "application/pdf" } : { types: TEXT_TYPES, maxBytes: this.maxBodyBytes });
       if (response.redirect) {
         const next = this.checkUrl(new URL(response.redirect, current).href);
         if (seen.has(next.href)) throw new FetchError("redirect_loop", `redirect loop at ${next.href}`);
@@ -173,6 +177,8 @@ export class SafeWebFetcher {
         throw new FetchError("http_status", `${current.href} answered HTTP ${response.status}`, response.status);
       }
       const { body, contentType } = response;
+      if (options.pdf && response.truncated) throw new FetchError("too_large", `${current.href} is larger than ${PDF_MAX_BYTES} bytes`);
+      if (options.pdf && !Buffer.from(body.subarray(0, 1024)).includes("%PDF-")) throw new FetchError("not_text", `${current.href} is not a PDF`);
       let text: string | undefined;
       return {
         url: current.href,
@@ -207,6 +213,31 @@ export class SafeWebFetcher {
     }
     url.hash = "";
     return url;
+  }
+
+  /**
+   * For the browser's proxy: the same three checks as a fetch (URL, every resolved address,
+   * ports), resolved once; the address returned is the one to connect to (pinned).
+   */
+  resolvePinned(raw: string): Promise<string> {
+    const url = this.checkUrl(raw);
+    const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
+    const literal = canonicalIp(url.hostname);
+    if (literal !== undefined) return Promise.resolve(literal); // checked by checkUrl
+    return new Promise((resolve, reject) => {
+      this.guardedLookup(port)(url.hostname.replace(/^\[|\]$/g, ""), { all: false }, (err, address) => {
+        if (err) reject(new FetchError((err as NodeJS.ErrnoException).code === "EBLOCKED" ? "blocked" : "network", String((err as Error).message)));
+        else resolve(address as string);
+      });
+    });
+  }
+
+  /** For the browser's route handler: robots.txt's answer for this URL (unreadable robots.txt: no). */
+  async robotsAllow(raw: string, signal: AbortSignal): Promise<boolean> {
+    if (!this.robots) return true;
+    const url = this.checkUrl(raw);
+    const answer = await this.robots.rulesFor(url.origin, combine(signal, this.timeouts.overall)).catch(() => undefined);
+    return answer?.rules.isAllowed(this.token, url.pathname + url.search) ?? false;
   }
 
   /** Layer 2: resolve, and refuse the name if any of its addresses is not allowed. */
@@ -312,7 +343,7 @@ export class SafeWebFetcher {
   private async exchange(
     url: URL,
     signal: AbortSignal,
-    options: { acceptAnyType: boolean; maxBytes: number },
+    options: { types: ReadonlySet<string> | "any"; maxBytes: number; accept?: string },
   ): Promise<{ status: number; contentType: string; body: Uint8Array; truncated: boolean; redirect?: string }> {
     // Host slot first, then a global one: a request waiting for its busy host must not
     // sit on a global slot that a request to another host could use.
@@ -325,15 +356,15 @@ export class SafeWebFetcher {
         throw abortError(signal);
       });
       const socket = await this.connect(url, signal);
-      const response = await this.sendRequest(url, socket, signal);
+      const response = await this.sendRequest(url, socket, signal, options.accept);
       try {
         const status = response.statusCode ?? 0;
         const contentType = String(response.headers["content-type"] ?? "");
         if (REDIRECTS.has(status) && response.headers.location) return { status, contentType, body: new Uint8Array(), truncated: false, redirect: response.headers.location };
         if (status < 200 || status > 299) return { status, contentType, body: new Uint8Array(), truncated: false };
         const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
-        if (!options.acceptAnyType && mediaType !== "" && !TEXT_TYPES.has(mediaType)) {
-          throw new FetchError("not_text", `${url.href} is ${mediaType}, not a web page`);
+        if (options.types !== "any" && mediaType !== "" && !options.types.has(mediaType)) {
+          throw new FetchError("not_text", `${url.href} is ${mediaType}, not ${options.types === PDF_TYPES ? "a PDF" : "a web page"}`);
         }
         const declared = Number(response.headers["content-length"]);
         if (Number.isFinite(declared) && declared > options.maxBytes) {
@@ -351,7 +382,7 @@ export class SafeWebFetcher {
     }
   }
 
-  private sendRequest(url: URL, socket: Duplex, signal: AbortSignal): Promise<IncomingMessage> {
+  private sendRequest(url: URL, socket: Duplex, signal: AbortSignal, accept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const transport = url.protocol === "https:" ? https : http;
       const request = transport.request(url, {
@@ -360,7 +391,7 @@ export class SafeWebFetcher {
         createConnection: () => socket as net.Socket,
         headers: {
           "user-agent": this.userAgent,
-          accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+          accept,
           "accept-encoding": "gzip, deflate, br",
           "accept-language": "en;q=0.9, *;q=0.5",
           connection: "close",
@@ -453,7 +484,7 @@ export class SafeWebFetcher {
     }
     try {
       for (let hop = 0; hop <= this.maxRedirects; hop++) {
-        const response = await this.exchange(current, signal, { acceptAnyType: true, maxBytes: ROBOTS_MAX_BYTES });
+        const response = await this.exchange(current, signal, { types: "any", maxBytes: ROBOTS_MAX_BYTES });
         if (response.redirect) {
           current = this.checkUrl(new URL(response.redirect, current).href);
           continue;

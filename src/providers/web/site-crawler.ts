@@ -4,7 +4,8 @@ import type { PageFacts } from "./extract/page-facts.js";
 import { chooseSocials, mergeEmails, rankEmails, type SiteIdentity } from "./extract/ranking.js";
 import { normaliseSocial } from "./extract/socials.js";
 import { ExtractionError, sharedExtractionPool, type PageExtractor } from "./extraction-pool.js";
-import { commonPaths, KIND_SCORE, pageKey, type PageKind } from "./link-ranking.js";
+import { commonPaths, KIND_SCORE, pageKey, pdfLinkScore, type PageKind } from "./link-ranking.js";
+import type { PageRenderer } from "./browser-renderer.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
 /** What one business website tells us. Every value already fits the bounds of Lead (docs/api.md, "Lead values"). */
@@ -29,6 +30,8 @@ export interface CrawlOptions {
   businessName?: string;
   /** Where pages are read (default: the process's worker pool). */
   extractor?: PageExtractor;
+  /** A real browser for script-built pages (`OUTREACH_BROWSER`); absent: static only. */
+  renderer?: PageRenderer;
 }
 
 /**
@@ -47,11 +50,19 @@ function registrable(hostname: string): string {
 }
 
 const MAX_WAVES = 4;
+/** Linked PDFs read per site, beside the page budget, and only while no good address is found. */
+const MAX_PDFS = 2;
 
 interface ReadPage {
   facts: PageFacts;
   kind: PageKind | "home";
+  /** The page is a linked PDF (its source says so). */
+  pdf?: boolean;
+  /** The page as a browser showed it. */
+  rendered?: boolean;
 }
+/** Pages a browser opens per site: the homepage and up to 3 contact-like pages (decisions.md). */
+const MAX_RENDERED = 4;
 
 /**
  * Crawl one business website: the homepage (and what its frames or `<meta refresh>`
@@ -66,10 +77,10 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const extractor = options.extractor ?? sharedExtractionPool();
   const signal = options.signal;
 
-  const read = async (url: string): Promise<PageFacts> => {
-    const page = await fetcher.fetchPage(url, { signal });
+  const read = async (url: string, pdf = false): Promise<PageFacts> => {
+    const page = await fetcher.fetchPage(url, { signal, pdf });
     try {
-      return await extractor.extract(page.body, page.contentType, page.url, signal);
+      return await (pdf ? extractor.extractPdf!(page.body, page.url, signal) : extractor.extract(page.body, page.contentType, page.url, signal));
     } catch (err) {
       if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
       if (err instanceof ExtractionError) throw new FetchError("unreadable", err.message);
@@ -140,19 +151,7 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
       done.add(key);
     }
     fetched += take.length;
-    const results = await Promise.all(
-      take.map(([, c]) =>
-        read(c.url).then(
-          (facts) => ({ facts, candidate: c }),
-          (err: unknown) => {
-            // A missing or refused sub-page costs nothing; cancellation does stop the site.
-            if (err instanceof FetchError && err.reason === "aborted") throw err;
-            if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
-            return undefined;
-          },
-        ),
-      ),
-    );
+    const results = await Promise.all(take.map(([, c]) => read(c.url).then((facts) => ({ facts, candidate: c }), subPageFailed)));
     for (const result of results) {
       if (!result) continue;
       const finalUrl = new URL(result.facts.url);
@@ -165,7 +164,68 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
       offerFrom(result.facts, homeLike);
     }
   }
+  // Imprints and contact sheets published as PDFs: read (in a worker, within its limits)
+  // only when the site's pages gave no good address; what they hold ranks as the site's own.
+  if (extractor.extractPdf && !goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName))) {
+    const pdfs = pdfCandidates(pages, sameSite, done).slice(0, MAX_PDFS);
+    fetched += pdfs.length;
+    const results = await Promise.all(pdfs.map((c) => read(c.url, true).then((facts) => ({ facts, candidate: c }), subPageFailed)));
+    for (const result of results) if (result) pages.push({ facts: result.facts, kind: result.candidate.kind === "imprint" ? "imprint" : "contact", pdf: true });
+  }
+  if (options.renderer && !goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName)) && pages.some((p) => p.facts.scriptBuilt)) {
+    const good = () => goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName));
+    const extractHtml = (html: string, url: string) => extractor.extract(new TextEncoder().encode(html), "text/html; charset=utf-8", url, signal);
+    await renderPages(options.renderer, pages, done, sameSite, extractHtml, good, signal ?? AbortSignal.timeout(30_000));
+  }
   return factsFrom(pages, identityOf(pages, siteDomains, options.businessName), fetched);
+
+  /** A missing or refused sub-page (or PDF) costs nothing; cancellation does stop the site. */
+  function subPageFailed(err: unknown): undefined {
+    if (err instanceof FetchError && err.reason === "aborted") throw err;
+    if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
+    return undefined;
+  }
+}
+
+/**
+ * Script-built pages in a real browser: the homepage, then contact and imprint pages (those
+ * read statically that were script-built, and those the rendered pages link), until a good
+ * address is found. The rendered DOM goes through the same extractor. A browser failure
+ * (crash, kill, budget) is the site's failure: it is thrown.
+ */
+async function renderPages(renderer: PageRenderer, pages: ReadPage[], done: Set<string>, sameSite: (u: URL) => boolean, extract: (html: string, url: string) => Promise<PageFacts>, good: () => boolean, signal: AbortSignal): Promise<void> {
+  const queue: Array<{ url: string; kind: PageKind | "home" }> = [{ url: pages[0]!.facts.url, kind: "home" }];
+  for (const page of pages) if (page.facts.scriptBuilt && (page.kind === "contact" || page.kind === "imprint")) queue.push({ url: page.facts.url, kind: page.kind });
+  const rendered = new Set<string>();
+  while (queue.length > 0 && rendered.size < MAX_RENDERED) {
+    const next = queue.shift()!;
+    if (rendered.has(pageKey(next.url))) continue;
+    rendered.add(pageKey(next.url));
+    const shown = await renderer.render(next.url, signal);
+    if (!sameSite(new URL(shown.url))) continue;
+    const facts = await extract(shown.html, shown.url);
+    pages.push({ facts, kind: next.kind, rendered: true });
+    if (good()) break;
+    for (const link of facts.links) {
+      if ((link.kind === "contact" || link.kind === "imprint") && link.score !== undefined && !rendered.has(link.key) && sameSite(new URL(link.url))) {
+        done.add(link.key);
+        queue.push({ url: link.url, kind: link.kind });
+      }
+    }
+  }
+}
+
+/** The site's own linked PDFs worth reading (imprint, contact sheet, price list), best first. */
+function pdfCandidates(pages: readonly ReadPage[], sameSite: (u: URL) => boolean, done: ReadonlySet<string>): Array<{ url: string; kind: PageKind; score: number }> {
+  const found = new Map<string, { url: string; kind: PageKind; score: number }>();
+  for (const link of pages.flatMap((p) => p.facts.links)) {
+    if (!/\.pdf(?:$|\?)/i.test(link.url) || done.has(link.key)) continue;
+    const url = new URL(link.url);
+    const score = pdfLinkScore(url, link.label, link.kind);
+    if (score === undefined || !sameSite(url)) continue;
+    if ((found.get(link.key)?.score ?? -1) < score) found.set(link.key, { url: link.url, kind: link.kind, score });
+  }
+  return [...found.values()].sort((a, b) => b.score - a.score);
 }
 
 function identityOf(pages: readonly ReadPage[], domains: ReadonlySet<string>, businessName: string | undefined): SiteIdentity {
@@ -197,7 +257,9 @@ function factsFrom(pages: readonly ReadPage[], identity: SiteIdentity, pagesFetc
   const summaryPage = pages.find((p) => p.facts.summary);
   const sources: BusinessSource[] = [];
   const addSource = (url: string, title: string) => {
-    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300) });
+    const pdf = pages.some((p) => p.pdf && p.facts.url === url);
+    const rendered = pages.some((p) => p.rendered && p.facts.url === url);
+    if (sources.length < 4 && !sources.some((s) => s.url === url) && /^https?:\/\//i.test(url) && url.length <= 2048) sources.push({ url, title: title.slice(0, 300), ...(pdf ? { pdf: true } : {}), ...(rendered ? { rendered: true } : {}) });
   };
   const titleOf = (url: string) => pages.find((p) => p.facts.url === url)?.facts.title ?? new URL(url).hostname;
   const best = ranked[0];

@@ -1,5 +1,6 @@
 import { setPriority } from "node:os";
 import { extractPage, type PageFacts } from "./page-facts.js";
+import { extractPdf, type PdfLimits } from "./pdf-facts.js";
 
 // Lower this thread's scheduling priority (on Linux, setpriority on pid 0 applies to the
 // calling thread only): when the machine is busy, the server's event loop runs first and
@@ -17,9 +18,13 @@ export interface ExtractionTask {
   url: string;
   /** Milliseconds of reading this page may take before it is given up. */
   budgetMs: number;
+  /** A PDF document (imprint, contact sheet) rather than a web page, read within these limits. */
+  pdf?: PdfLimits;
 }
 
 /** The worker's entry (piscina calls the default export with each task). */
-export default function extract(task: ExtractionTask): PageFacts {
-  return extractPage(task.bytes, task.contentType, task.url, performance.now() + task.budgetMs);
+export default function extract(task: ExtractionTask): PageFacts | Promise<PageFacts> {
+  const deadline = performance.now() + task.budgetMs;
+  if (task.pdf) return extractPdf(task.bytes, task.url, task.pdf, deadline);
+  return extractPage(task.bytes, task.contentType, task.url, deadline);
 }

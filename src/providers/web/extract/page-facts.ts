@@ -5,6 +5,7 @@ import { findEmails, type FoundEmail } from "./emails.js";
 import { jsonLdNodes, typesOf } from "./json-ld.js";
 import { PageContext } from "./ownership.js";
 import { digestHtml, type Zone } from "./page-digest.js";
+import { scriptBuiltReason } from "./script-signals.js";
 import { findSocials, type FoundSocial } from "./socials.js";
 import { unwrapRedirect } from "./redirect-links.js";
 import { findSummary, pageTitle } from "./summary.js";
@@ -46,6 +47,8 @@ export interface PageFacts {
   creditDomains: string[];
   /** Visible text characters (a frameset or a redirect page has almost none). */
   textLength: number;
+  /** Why the page looks built by its scripts (script-signals.ts), when it does: a browser may show more. */
+  scriptBuilt?: string;
 }
 
 const MAX_LINKS = 600;
@@ -101,6 +104,7 @@ export function extractPage(bytes: Uint8Array, contentType: string, url: string,
   }
   if (digest.title) names.push(...digest.title.split(/\s+[|–—·•:-]\s+|\s*[|–—·•]\s*/).filter((p) => p.trim().length >= 3).slice(0, 3));
 
+  const textLength = digest.blocks.reduce((n, b) => n + b.text.length, 0);
   return {
     url,
     title: pageTitle(digest, new URL(url).hostname),
@@ -114,7 +118,8 @@ export function extractPage(bytes: Uint8Array, contentType: string, url: string,
     names: names.map((n) => n.slice(0, 200)).slice(0, 8),
     owners: ownerNames(digest.blocks.map((b) => b.text)),
     creditDomains: [...creditDomains].slice(0, 20),
-    textLength: digest.blocks.reduce((n, b) => n + b.text.length, 0),
+    textLength,
+    scriptBuilt: scriptBuiltReason(html, textLength, digest.scripts.reduce((n, body) => n + body.length, 0)),
   };
 }
 

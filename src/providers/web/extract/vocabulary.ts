@@ -50,6 +50,9 @@ export const ABOUT_WORDS = words([
 /** Privacy pages name the controller (often with the general inbox), after the better pages. */
 export const PRIVACY_WORDS = words(["datenschutz", "privacy", "confidentialite", "donnees personnelles", "privacidad", "tietosuoja", "adatvedelem", "rgpd", "gdpr", "dsgvo"]);
 
+/** Price lists and rate cards: a small business's PDF of them usually ends with its contact details. */
+export const PRICE_LIST_WORDS = words(["preisliste", "preise", "price list", "pricelist", "prices", "rate card", "tarif", "listino", "lista de precios", "precios", "hinnasto", "arlista", "cennik", "prijslijst"]);
+
 /** Links never worth a page of the budget. */
 export const USELESS_PATH = /\.(?:pdf|jpe?g|png|gif|webp|svg|zip|rar|docx?|xlsx?|pptx?|mp[34]|mov|avi|ics|vcf|xml|rss|json|css|js)(?:$|\?)|\/(?:wp-(?:admin|login|json|content|includes)|feed|tag|tags|category|author|cart|checkout|warenkorb|kasse|my-account|login|logout|register|search|cdn-cgi|xmlrpc\.php|comments)(?:\/|$)|\/(?:19|20)\d\d\/\d\d?\//i;
 
