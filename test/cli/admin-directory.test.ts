@@ -79,7 +79,7 @@ describe("outreach admin: list and remove users, workspaces and members", () => 
     // Nothing of bobco is left behind (acme never had a contact or a campaign).
     const instance = openInstance({ dataDir, env });
     try {
-      for (const table of ["contacts", "contact_email_ngrams", "campaigns"]) {
+      for (const table of ["contacts", "contact_gram_postings", "campaign_replies", "campaigns"]) {
         expect(instance.services.deps.db.prepare(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
       }
     } finally {
