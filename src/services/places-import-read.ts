@@ -54,7 +54,7 @@ export interface ImportFileOptions {
 }
 
 /** A cleaned place in column form (JSON serialised; the categories also as one text, and the category tags, for the term index). */
-export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[] = place.tags ?? []): PlaceWrite {
+export function toPlaceWrite(place: PlaceRecord, { tags: categoryTags, labelText }: { tags: readonly string[]; labelText: string }): PlaceWrite {
   return {
     placeId: place.placeId,
     name: place.name,
@@ -72,7 +72,7 @@ export function toPlaceWrite(place: PlaceRecord, categoryTags: readonly string[]
     socials: place.socials ? JSON.stringify(place.socials) : null,
     rating: place.rating,
     categories: JSON.stringify(place.categories),
-    categoryText: place.categories.join(" "),
+    categoryText: labelText,
     categoryTags: joinTagTerms(categoryTags),
     cuisine: place.cuisine,
     brand: place.brand,
@@ -172,7 +172,7 @@ export async function readImportFile(run: ImportRun, categorizer: PlaceCategoriz
         continue;
       }
       read++;
-      batch.push(toPlaceWrite(item.place, categorizer.tagsOf(item.place)));
+      batch.push(toPlaceWrite(item.place, categorizer.categorize(item.place)));
       if (batch.length >= batchSize) {
         flush();
         // A turn of the event loop after each batch: where the reader does no I/O of its

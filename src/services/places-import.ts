@@ -337,7 +337,8 @@ export class PlacesImportService {
       this.repo.completeCategoryBackfill(
         batch.map((row) => {
           const categories = parseLabels(row.categories);
-          return { id: row.id, categoryTags: joinTagTerms(this.categorizer.tagsOf({ ...row, categories })) };
+          const { tags, labelText } = this.categorizer.categorize({ ...row, categories });
+          return { id: row.id, categoryTags: joinTagTerms(tags), categoryText: labelText };
         }),
       );
       done += batch.length;

@@ -235,17 +235,24 @@ export class LocalitiesRepo {
     }
     // Nodes first: a place node is where a city's centre is; a boundary's centroid is rougher.
     const named = this.db
-      .prepare("SELECT name, kind, country, lat, lng FROM named_places ORDER BY osm_id NOT LIKE 'osm:node:%', osm_id")
-      .all() as Array<{ name: string; kind: LocalityKind; country: string; lat: number; lng: number }>;
+      .prepare("SELECT name, kind, country, lat, lng, osm_id LIKE 'osm:node:%' AS node FROM named_places ORDER BY osm_id NOT LIKE 'osm:node:%', osm_id")
+      .all() as Array<{ name: string; kind: LocalityKind; country: string; lat: number; lng: number; node: number }>;
     const cityRows = [...cities.rows("city", (g) => g)];
     // By key, so that matching a country's tens of thousands of named places is not quadratic.
     const citiesByKey = groupBy(cityRows, (r) => r.key);
     const namedByKindAndKey = new Map<string, LocalityRow[]>();
     const namedRows: LocalityRow[] = [];
+    // Cities and districts of place nodes, by key: a boundary of the same name near one is that place.
+    const placeNodes = new Map<string, LatLng[]>();
     for (const p of named) {
       for (const key of localityKeys(p.name)) {
-        // A city of the addresses that OSM also names: one locality, at OSM's point.
-        const city = p.kind === "city" ? citiesByKey.get(key)?.find((r) => distanceKm(r, p) <= CLUSTER_KM.city) : undefined;
+        const settlement = p.kind === "city" || p.kind === "district";
+        if (settlement && !p.node && placeNodes.get(key)?.some((n) => distanceKm(n, p) <= CLUSTER_KM.city)) continue;
+        if (settlement && p.node) placeNodes.set(key, [...(placeNodes.get(key) ?? []), p]);
+        // A city of the addresses that OSM also names as a city or a district (`addr:city=Westminster`
+        // beside `place=suburb` Westminster): one locality, at OSM's point, not at the mean of
+        // the addresses (an extract clipped at its edge holds them all on one side).
+        const city = p.kind === "city" || p.kind === "district" ? citiesByKey.get(key)?.find((r) => distanceKm(r, p) <= CLUSTER_KM.city) : undefined;
         if (city) {
           if (!city.named) Object.assign(city, { lat: p.lat, lng: p.lng, named: true, country: city.country || p.country });
           continue;

@@ -35,14 +35,13 @@ export interface TermRow {
   flags: number;
 }
 
-/** The field of category labels ("dentist", "italian restaurant"). */
-const LABELS = SEARCH_FIELDS.indexOf("category_text");
-
 /**
  * The index rows of one place: each distinct word of its text fields with the fields it
- * is in, and each of its category tag terms (space-separated `category_tags`). A place
- * with tags has its labels' words left out: its tags say the same, in every language, and
- * a category word reads the tags (the labels would double what it reads).
+ * is in, and each of its category tag terms (space-separated `category_tags`). The labels
+ * field (`category_text`) of a place with tags holds only the labels its tags do not say
+ * (the import writes it so, migration 029 made older rows so): what the tags say is read
+ * through them, in every language, and a user's "key account" beside "bakery" stays
+ * searchable as words.
  */
 export function termRowsOf(lat: number, lng: number, fields: ReadonlyArray<string | null | undefined>, categoryTags: string | null | undefined): TermRow[] {
   const cell = cellOf(lat, lng);
@@ -64,7 +63,6 @@ export function eachTermOf(
   const flags = tags.length > 0 ? CATEGORIZED : 0;
   const words = new Map<string, number>();
   for (let f = 0; f < SEARCH_FIELDS.length; f++) {
-    if (f === LABELS && tags.length > 0) continue;
     for (const t of searchTokens(fields[f])) words.set(t, (words.get(t) ?? 0) | (1 << f));
   }
   for (const [term, mask] of words) each(term, mask, flags);

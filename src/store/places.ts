@@ -305,12 +305,13 @@ export class PlacesRepo {
   }
 
   /** Write backfilled category tags (its cells become stale through the triggers) and take the places off the list. */
-  completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string }>): void {
-    const update = this.db.prepare("UPDATE places SET category_tags = ? WHERE id = ? AND category_tags IS NOT ?");
+  completeCategoryBackfill(rows: ReadonlyArray<{ id: number; categoryTags: string; categoryText: string }>): void {
+    // With the tags, the label text becomes what they do not say (migration 029).
+    const update = this.db.prepare("UPDATE places SET category_tags = ?, category_text = ? WHERE id = ? AND (category_tags IS NOT ? OR category_text IS NOT ?)");
     const done = this.db.prepare("DELETE FROM place_category_backfill WHERE place = ?");
     this.db.transaction(() => {
       for (const row of rows) {
-        update.run(row.categoryTags, row.id, row.categoryTags);
+        update.run(row.categoryTags, row.categoryText, row.id, row.categoryTags, row.categoryText);
         done.run(row.id);
       }
     }).immediate();

@@ -56,6 +56,17 @@ describe("outreach leads retry", () => {
     expect(csv).toHaveLength(3);
   });
 
+  it("--out chooses the format as leads search does: the extension, unless a flag says otherwise", async () => {
+    const { env, issue } = await setup();
+    const dir = tempDir();
+    expect((await runLeads(["leads", "retry", issue(), "--out", join(dir, "r.tsv")], env)).code).toBe(0);
+    expect(readFileSync(join(dir, "r.tsv"), "utf8").split("\n")[0]).toMatch(/^Business 1\twerkstatt@garage\.de\t/);
+    await runLeads(["leads", "retry", issue(), "--out", join(dir, "r.jsonl")], env);
+    expect((JSON.parse(readFileSync(join(dir, "r.jsonl"), "utf8").trim().split("\n").at(-1)!) as { type: string }).type).toBe("complete");
+    await runLeads(["leads", "retry", issue(), "--json", "--out", join(dir, "r.csv")], env);
+    expect(JSON.parse(readFileSync(join(dir, "r.csv"), "utf8")).leads).toHaveLength(2);
+  });
+
   it("exits 3 for a used token and 2 for a malformed one or conflicting formats", async () => {
     const { env, issue } = await setup();
     const token = issue();

@@ -98,6 +98,27 @@ describe("outreach leads search", () => {
     expect(rows[0]).toMatchObject({ place_id: "osm:way:5", name: "Ristorante Italia", domain: "ristorante-italia.li", facebook: "https://facebook.com/italia", categories: "restaurant; italian restaurant", rating: "4.5" });
   });
 
+  it("--out chooses the format by the extension unless a flag says otherwise (one rule with leads retry)", async () => {
+    const { env, deps } = prepare();
+    const dir = tempDir();
+    const search = ["leads", "search", "--location", "Vaduz", "--keywords", "dentist"];
+    // .csv → CSV with a header (it was tab-separated text).
+    expect((await runCli([...search, "--out", join(dir, "a.csv")], { env, deps })).code).toBe(0);
+    const csv = parse(readFileSync(join(dir, "a.csv"), "utf8"), { columns: true }) as Array<Record<string, string>>;
+    expect(csv).toHaveLength(3);
+    expect(csv[0]).toMatchObject({ name: "Dentists Vaduz" });
+    // .ndjson → the stream's lines; .json → the result; .tsv → the tab-separated rows.
+    await runCli([...search, "--out", join(dir, "a.ndjson")], { env, deps });
+    expect(readFileSync(join(dir, "a.ndjson"), "utf8").trimEnd().split("\n").map((l) => (JSON.parse(l) as { type: string }).type).at(-1)).toBe("complete");
+    await runCli([...search, "--out", join(dir, "a.json")], { env, deps });
+    expect(SearchResult.parse(JSON.parse(readFileSync(join(dir, "a.json"), "utf8"))).leads).toHaveLength(3);
+    await runCli([...search, "--out", join(dir, "a.tsv")], { env, deps });
+    expect(readFileSync(join(dir, "a.tsv"), "utf8").split("\n")[0]!.split("\t")[0]).toBe("Dentists Vaduz");
+    // An explicit flag wins over the extension.
+    await runCli([...search, "--json", "--out", join(dir, "b.csv")], { env, deps });
+    expect(SearchResult.parse(JSON.parse(readFileSync(join(dir, "b.csv"), "utf8"))).leads).toHaveLength(3);
+  });
+
   it("maps errors to the documented exit codes", async () => {
     const { env, deps } = prepare();
     const bad = await runCli(["leads", "search", "--location", "Vaduz", "--keywords", "dentist", "--radius", "500"], { env, deps });

@@ -1,4 +1,5 @@
 import { loadCategoryVocabulary } from "../../src/providers/places/category-vocabulary.js";
+import { labelTextBesideTags } from "../../src/providers/places/place-categories.js";
 import { resolveCacheDir } from "../../src/services/instance.js";
 import { foldForSearch } from "../../src/core/text.js";
 import type { Db } from "../../src/store/db.js";
@@ -77,8 +78,7 @@ export function insertPlaces(db: Db, places: readonly TestPlace[], sourceName?: 
         socials: p.socials ? JSON.stringify(p.socials) : null,
         rating: p.rating ?? null,
         categories: JSON.stringify(p.categories ?? []),
-        categoryText: (p.categories ?? []).join(" "),
-        categoryTags: (p.tags ?? vocabulary.tagsOfLabels(p.categories ?? [])).join(" "),
+        ...categoryColumns(p, vocabulary),
         street: p.street ?? null,
         housenumber: p.housenumber ?? null,
         cuisine: p.cuisine ?? null,
@@ -137,4 +137,11 @@ export function vaduzPlaces(): TestPlace[] {
     { placeId: "osm:node:6", name: "Café Wolf", ...at(0.1, 0.0), categories: ["cafe"], city: "Vaduz" },
     { placeId: "osm:node:7", name: "Hotel Löwen", ...at(0.5, 0.5), categories: ["hotel"], description: "Hotel with restaurant" },
   ];
+}
+
+/** The category columns as an import writes them: the tags, and the text of the labels they do not say. */
+function categoryColumns(p: TestPlace, vocabulary: ReturnType<typeof testVocabulary>): { categoryText: string; categoryTags: string } {
+  const categories = p.categories ?? [];
+  const tags = p.tags ?? vocabulary.tagsOfLabels(categories);
+  return { categoryText: labelTextBesideTags({ tags: p.tags, categories }, tags, () => vocabulary), categoryTags: tags.join(" ") };
 }

@@ -286,6 +286,22 @@ describe("your own CSV and NDJSON lists", () => {
     expect(await search("café")).toEqual(["Kahvila Aalto", "Starbucks"]);
   });
 
+  test("a list's own labels stay searchable as words beside labels that give category tags", async () => {
+    const instance = createTestInstance();
+    const file = join(tempDir(), "accounts.csv");
+    writeFileSync(
+      file,
+      ["name,lat,lng,categories", "Bäckerei Frick,47.141,9.521,bakery;key account", "Laden Marxer,47.142,9.522,key account;shop", "Praxis Beck,47.143,9.523,dentist;key account", "Café Wolf,47.144,9.524,cafe"].join("\n") + "\n",
+    );
+    await instance.services.placesImport.importFile(file);
+    const search = async (keywords: string) =>
+      (await instance.services.placeProvider.search({ center: { lat: 47.142, lng: 9.522 }, radiusKm: 2, keywords, cursor: null, signal: new AbortController().signal })).leads.map((l) => l.name).sort();
+    expect(await search("key account")).toEqual(["Bäckerei Frick", "Laden Marxer", "Praxis Beck"]);
+    // The labels that gave tags are still found through them, and only there.
+    expect(await search("bakery")).toEqual(["Bäckerei Frick"]);
+    expect(await search("dentist")).toEqual(["Praxis Beck"]);
+  });
+
   test("re-importing an edited list updates changed rows in place and removes rows that are gone", async () => {
     const instance = createTestInstance();
     const file = join(tempDir(), "list.ndjson");

@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { compareCodePoints, decodePostingLists, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../src/store/place-postings.js";
 import { postingsFromPlaces } from "../../src/store/migrations/019-postings-from-places.js";
 import { postingsByTerm } from "../../src/store/migrations/021-postings-by-term.js";
+import { labelTextBesideTags } from "../../src/store/migrations/029-label-text-beside-tags.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { packedIndex, termIndex } from "../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../helpers/place-writes.js";
@@ -167,7 +168,8 @@ describe("postings from places (migration 019)", () => {
     const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
     const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
     const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
-    insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
+    // A tagged place's category_text holds only the labels its tags do not say (migration 029).
+    insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "", "amenity=restaurant");
     insert.run("b", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
     new PlacePostingsRepo(before).refresh();
     const packedBefore = packedIndex(before).packed;
@@ -191,7 +193,7 @@ describe("postings from places (migration 019)", () => {
     const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsByTerm)));
     const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
     const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
-    for (let i = 0; i < 60; i++) insert.run(`p${i}`, sourceId, `Pizzeria ${i % 7}`, 47.1 + (i % 9) * 0.013, 9.5 + (i % 11) * 0.017, "restaurant", "amenity=restaurant");
+    for (let i = 0; i < 60; i++) insert.run(`p${i}`, sourceId, `Pizzeria ${i % 7}`, 47.1 + (i % 9) * 0.013, 9.5 + (i % 11) * 0.017, "", "amenity=restaurant");
     new PlacePostingsRepo(before).refresh();
     const packedBefore = packedIndex(before).packed;
     const provider = new LocalPlaceProvider(before, { vocabulary: testVocabulary });
@@ -239,5 +241,30 @@ describe("postings from places (migration 019)", () => {
     expect([...words].sort(compareCodePoints)).toEqual(["", "a", "ab", "z", "\uFFFD", "\u{1F600}"]);
     const db = placesRepoSetup().db;
     expect(db.prepare("SELECT value FROM json_each(?) ORDER BY value").pluck().all(JSON.stringify(words))).toEqual([...words].sort(compareCodePoints));
+  });
+});
+
+describe("label text beside tags (migration 029)", () => {
+  test("a tagged place keeps only what its tags do not say; the cells it touched are rebuilt to agree", () => {
+    const file = join(tempDir(), "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(labelTextBesideTags)));
+    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('osm', 'x.osm.pbf', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("osm:node:1", sourceId, "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
+    insert.run("osm:node:2", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
+    before.close();
+    const after = openDatabase(file);
+    try {
+      expect(after.prepare("SELECT place_id, category_text FROM places ORDER BY place_id").all()).toEqual([
+        { place_id: "osm:node:1", category_text: "" },
+        { place_id: "osm:node:2", category_text: "hairdresser" },
+      ]);
+      new PlacePostingsRepo(after).refresh();
+      const { actual, expected } = termIndex(after);
+      expect(actual).toEqual(expected);
+      expect(actual.map((r) => r.term)).not.toContain("restaurant");
+    } finally {
+      after.close();
+    }
   });
 });

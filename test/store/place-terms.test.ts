@@ -31,11 +31,13 @@ function setup() {
 
 describe("place term index (rows)", () => {
   test("one row per distinct folded word with the fields that hold it, and one per category tag", () => {
-    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", "Kaffee und Kuchen"], "amenity=cafe cuisine=cake");
-    expect(rows.map((r) => r.term).sort()).toEqual([`${TAG_TERM_PREFIX}amenity=cafe`, `${TAG_TERM_PREFIX}cuisine=cake`, "cafe", "kaffee", "kuchen", "muller", "und"]);
-    // With tags, the labels' words are left out: the tags say the same in every language.
+    // With tags, category_text holds only the labels the tags do not say (the import writes it so): they are words.
+    const rows = termRowsOf(47.14, 9.52, ["Café Müller Café", "key account", null, "", "Kaffee und Kuchen"], "amenity=cafe cuisine=cake");
+    expect(rows.map((r) => r.term).sort()).toEqual([`${TAG_TERM_PREFIX}amenity=cafe`, `${TAG_TERM_PREFIX}cuisine=cake`, "account", "cafe", "kaffee", "key", "kuchen", "muller", "und"]);
     const cafe = rows.find((r) => r.term === "cafe")!;
     expect(SEARCH_FIELDS.filter((_, f) => cafe.fields & (1 << f))).toEqual(["name"]);
+    const key = rows.find((r) => r.term === "key")!;
+    expect(SEARCH_FIELDS.filter((_, f) => key.fields & (1 << f))).toEqual(["category_text"]);
     const untagged = termRowsOf(47.14, 9.52, ["Café Müller Café", "cafe", null, "", null], "").find((r) => r.term === "cafe")!;
     expect(SEARCH_FIELDS.filter((_, f) => untagged.fields & (1 << f))).toEqual(["name", "category_text"]);
     expect(rows.find((r) => r.term === "#amenity=cafe")).toMatchObject({ fields: 0 });

@@ -3,33 +3,12 @@ import type { Lead } from "../../core/schemas/lead.js";
 import type { CommandContext } from "../context.js";
 import { withDataSink } from "../data-sink.js";
 import { UsageError } from "../exit-codes.js";
-import { mutuallyExclusive } from "../flags.js";
 import { LEAD_TABLE_COLUMNS, leadsToCsv } from "../lead-output.js";
+import { chooseDataFormat, type DataFormatFlags } from "../output-format.js";
 import { printRows } from "../output.js";
 import { example } from "./shared.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-type Format = "table" | "json" | "ndjson" | "csv";
-
-interface RetryOptions {
-  json?: boolean;
-  ndjson?: boolean;
-  csv?: boolean;
-  out?: string;
-}
-
-function chooseFormat(options: RetryOptions): Format {
-  mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
-  const chosen = (["json", "ndjson", "csv"] as const).find((f) => options[f]);
-  if (chosen) return chosen;
-  if (options.out) {
-    if (/\.ndjson$|\.jsonl$/i.test(options.out)) return "ndjson";
-    if (/\.json$/i.test(options.out)) return "json";
-    return "csv";
-  }
-  return "table";
-}
 
 /**
  * `outreach leads retry TOKEN`: endpoint 2 from the command line. Registered on the
@@ -43,10 +22,10 @@ export function registerLeadsRetry(leads: Command, ctx: CommandContext): void {
     .option("--json", "print {leads} as JSON")
     .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
     .option("--csv", "print CSV with a header row")
-    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .json, .ndjson, else CSV)")
-    .action(async (token: string, options: RetryOptions) => {
+    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
+    .action(async (token: string, options: DataFormatFlags) => {
       if (!UUID.test(token.trim())) throw new UsageError(`TOKEN must be the enrichmentRetryToken of a search, a UUID (got ${JSON.stringify(token)})`);
-      const format = chooseFormat(options);
+      const format = chooseDataFormat(options);
       const client = await ctx.client();
       const signal = ctx.io.signal;
       ctx.info("Retrying website enrichment (up to 20 leads)…");
@@ -61,7 +40,7 @@ export function registerLeadsRetry(leads: Command, ctx: CommandContext): void {
         }
         ({ leads } = await client.call("leads.enrichmentRetry", { body: { token: token.trim() }, signal }));
         if (format === "json") sink.write(JSON.stringify({ leads }, null, 2) + "\n");
-        else if (format === "csv" || sink.toFile) sink.write(leadsToCsv(leads));
+        else if (format === "csv") sink.write(leadsToCsv(leads));
         else printRows(sink.asIO(), ctx.env, leads, LEAD_TABLE_COLUMNS);
         return leads;
       });

@@ -8,6 +8,7 @@ import { choiceFlag, mutuallyExclusive, numberFlag, pagesFlag } from "../flags.j
 import { withDataSink, type DataSink } from "../data-sink.js";
 import { enrichmentFailureSummary } from "../enrichment-summary.js";
 import { leadsToCsv } from "../lead-output.js";
+import { chooseDataFormat } from "../output-format.js";
 import { printRows } from "../output.js";
 import { progressSpinner } from "../progress-spinner.js";
 import { registerLeadsRetry } from "./leads-retry.js";
@@ -90,13 +91,13 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
     .option("--json", "print the final result as JSON (pages merged)")
     .option("--ndjson", "print the raw NDJSON stream lines of every page")
     .option("--csv", "print CSV: one row per lead, socials and sources as columns")
-    .option("--out <file>", "write the data to FILE instead of stdout")
+    .option("--out <file>", "write the data to FILE instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
     .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
     .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
     .option("--source <names>", `place sources to read, comma-separated: ${PlaceSourceName.options.join(", ")} (default: the server's setting)`)
     .action(async (options: SearchOptions) => {
-      mutuallyExclusive({ "--json": options.json, "--ndjson": options.ndjson, "--csv": options.csv });
-      mutuallyExclusive({ "--complete": options.complete, "--ndjson": options.ndjson }, "--complete merges results: use it with --json, --csv or the table, not --ndjson");
+      const format = chooseDataFormat(options);
+      mutuallyExclusive({ "--complete": options.complete, "--ndjson": format === "ndjson" || undefined }, "--complete merges results: use it with --json, --csv or the table, not --ndjson");
       const pages = pagesFlag(options.pages, options.all);
       const input = searchInputFromFlags(options);
       const client = await ctx.client({ sampleOnFirstUse: true });
@@ -106,7 +107,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
       const requests: Record<string, number> = {};
       const outcome = await withDataSink(ctx.io, options.out, async (sink) => {
         // Not over NDJSON on the same terminal: the lines would run into the spinner.
-        const spin = progressSpinner(ctx.io, "searching…", { show: !(options.ndjson && !sink.toFile) });
+        const spin = progressSpinner(ctx.io, "searching…", { show: !(format === "ndjson" && !sink.toFile) });
         const merged = new Map<string, Lead>();
         const retryTokens: string[] = [];
         let last: SearchResult | undefined;
@@ -118,13 +119,13 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
             let result: SearchResult | undefined;
             try {
               for await (const line of client.stream("leads.search", { body: { ...input, pageToken }, signal: ctx.io.signal })) {
-                if (options.ndjson) sink.write(line.raw + "\n");
+                if (format === "ndjson") sink.write(line.raw + "\n");
                 if (line.type === "complete") result = line.data;
                 spin.update(`${merged.size + (line.type === "complete" ? 0 : line.data.leads.length)} leads · page ${page}`);
               }
             } catch (err) {
               // --ndjson prints the stream as it came, its error line included.
-              if (options.ndjson && err instanceof ApiError && err.body.type === "error") sink.write(JSON.stringify(err.body) + "\n");
+              if (format === "ndjson" && err instanceof ApiError && err.body.type === "error") sink.write(JSON.stringify(err.body) + "\n");
               throw err;
             }
             if (!result) break;
@@ -154,9 +155,9 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         const all = [...merged.values()];
         // Pages merged: the warnings and request counts of every page, not only the last one's.
         const notes = { ...(warnings.size ? { warnings: [...warnings] } : {}), ...(Object.keys(requests).length ? { requests } : {}) };
-        if (options.json) sink.write(JSON.stringify({ ...last, leads: all, ...notes }, null, 2) + "\n");
-        else if (options.csv) sink.write(leadsToCsv(all, last.center));
-        else if (!options.ndjson) writeTable(ctx, sink, all, last.center);
+        if (format === "json") sink.write(JSON.stringify({ ...last, leads: all, ...notes }, null, 2) + "\n");
+        else if (format === "csv") sink.write(leadsToCsv(all, last.center));
+        else if (format === "plain") writeTable(ctx, sink, all, last.center);
         return { last, leads: all, pagesRead, retryTokens: options.complete ? [] : retryTokens };
       });
       for (const warning of warnings) ctx.warn(warning);
@@ -172,7 +173,7 @@ export function registerLeads(program: Command, ctx: CommandContext): Command {
         );
       }
       for (const line of enrichmentFailureSummary(found)) ctx.info(line);
-      if (!options.json && !options.ndjson) {
+      if (format === "csv" || format === "plain") {
         // What the location was understood as (--json and --ndjson carry it as resolvedLocation and center).
         ctx.info(locationLine(input, last));
         ctx.info(`${found.length} lead${found.length === 1 ? "" : "s"}${last.nextPageToken ? ` (${morePagesHint(pagesRead)})` : ""}`);

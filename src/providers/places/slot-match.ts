@@ -66,7 +66,8 @@ export function slotKind(slot: QuerySlot, tagMask: number, hits: number, categor
     return hits ? WEAK_MATCH : 0;
   }
   for (const alternative of slot.alternatives) if ((tagMask & alternative) === alternative) return CATEGORY_MATCH;
-  if (!categorized && hits & HIT_LABEL_EXACT) return CATEGORY_MATCH;
+  // A label the place's tags do not say (a tagged place's category_text holds only those) is the user's word for it.
+  if (hits & HIT_LABEL_EXACT) return CATEGORY_MATCH;
   const strong = hits & (HIT_NAME_EXACT | HIT_NAME_STRONG_PREFIX);
   if (tagMask & slot.hostMask) return strong || hits & HIT_NAME_PREFIX ? NAME_MATCH : 0;
   return !categorized && strong ? NAME_MATCH : 0;
@@ -90,8 +91,8 @@ export interface SearchableText {
 export function textMatcher(slots: readonly QuerySlot[]): (place: SearchableText) => number | undefined {
   return (place) => {
     const tags = new Set(splitTagTerms(place.category_tags));
-    // As the term index: a place's labels count only when it has no tags (see `termRowsOf`).
-    const fields = SEARCH_FIELDS.map((field) => (field === "category_text" && tags.size > 0 ? [] : searchTokens(place[field])));
+    // As the term index: every field (a tagged place's category_text holds only the labels its tags do not say, see `termRowsOf`).
+    const fields = SEARCH_FIELDS.map((field) => searchTokens(place[field]));
     let total = 0;
     for (const slot of slots) {
       let tagMask = 0;

@@ -23,6 +23,7 @@ import { sequences } from "./022-sequences.js";
 import { packedContactGrams } from "./023-packed-contact-grams.js";
 import { contactVerification } from "./027-contact-verification.js";
 import { contactOpeners } from "./028-contact-openers.js";
+import { labelTextBesideTags } from "./029-label-text-beside-tags.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   packedContactGrams,
   contactVerification,
   contactOpeners,
+  labelTextBesideTags,
 ];

@@ -22,6 +22,7 @@ import {
   socialsOrNull,
 } from "../../../core/lead-values.js";
 import { insideBox } from "../../../core/geo.js";
+import { undoFormulaDefusing } from "../../../core/spreadsheet-formula.js";
 import type { ImportItem, ImportOptions, PlaceImporter, SourceInfo } from "../place-record.js";
 import { dateFromFileName } from "./data-date.js";
 
@@ -32,7 +33,7 @@ import { dateFromFileName } from "./data-date.js";
  * dropped, not imported). A row that cannot be a place is skipped and reported by its
  * line number and field, and never stops the import.
  *
- * CSV columns: placeId, name, address, lat, lng, website, phone, email, rating,
+ * CSV columns (any case, `_` ignored: the `leads search --csv` export reads back): placeId, name, address, lat, lng, website, phone, email, rating,
  * categories (separated by `;` or `|`), linkedin, facebook, twitter, instagram, street,
  * housenumber, postcode, city, country, description, openingHours. NDJSON uses the same
  * keys, with `categories` as an array and socials either flat or as a `socials` object.
@@ -45,10 +46,12 @@ const COLUMNS = [
   "placeId", "name", "address", "lat", "lng", "website", "phone", "email", "rating", "categories", ...NETWORKS, "street", "housenumber",
   "postcode", "city", "country", "description", "businessSummary", "openingHours", "cuisine", "brand",
 ];
-const COLUMN_BY_LOWER = new Map(COLUMNS.map((c) => [c.toLowerCase(), c]));
+/** A header as compared: any case, without `_`, `-` or spaces (`place_id` and `business_summary` of the CLI's CSV export). */
+const headerKey = (header: string) => header.trim().toLowerCase().replace(/[_\s-]+/g, "");
+const COLUMN_BY_KEY = new Map(COLUMNS.map((c) => [headerKey(c), c]));
 const REQUIRED_COLUMNS = ["name", "lat", "lng"];
 
-const columnName = (header: string) => COLUMN_BY_LOWER.get(header.trim().toLowerCase()) ?? header.trim();
+const columnName = (header: string) => COLUMN_BY_KEY.get(headerKey(header)) ?? header.trim();
 
 /** How a CSV file is read: its encoding and delimiter, judged on its head (core/text-file.ts). */
 interface CsvLayout {
@@ -201,7 +204,10 @@ export class LeadRowsImporter implements PlaceImporter {
       );
       try {
         for await (const record of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-          yield { line: record.info.lines, row: record.record };
+          // Undo the formula defusing of the CLI's CSV export (core/spreadsheet-formula.ts), so a
+          // `leads search --csv` file comes back as it was found.
+          const row = Object.fromEntries(Object.entries(record.record).map(([column, cell]) => [column, undoFormulaDefusing(cell)]));
+          yield { line: record.info.lines, row };
         }
       } catch (err) {
         throw badRequest(`${fileName} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
