@@ -1,24 +1,10 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cliEnv } from "../helpers/cli.js";
 import { builtBin } from "../helpers/built-bin.js";
 import { runBin } from "../helpers/serve-bin.js";
+import { crashAt } from "../helpers/delivery-crash.js";
 import { sendingSetup } from "../helpers/sending.js";
 import { headerOf } from "../helpers/smtp-sink.js";
-
-const CHILD = fileURLToPath(new URL("../helpers/delivery-crash-child.mjs", import.meta.url));
-
-/** Run the self-killing delivery process; resolves with how it ended. */
-function crashAt(dataDir: string, hook: string, env: NodeJS.ProcessEnv): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dataDir, hook], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (_code, signal) => resolve({ signal, stderr }));
-  });
-}
 
 /**
  * The recovery rule (docs/architecture.md, "Delivery"), with real processes killed by

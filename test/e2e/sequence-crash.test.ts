@@ -1,22 +1,9 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { builtBin } from "../helpers/built-bin.js";
 import { cliEnv } from "../helpers/cli.js";
 import { runBin } from "../helpers/serve-bin.js";
+import { crashAt } from "../helpers/delivery-crash.js";
 import { sendingSetup } from "../helpers/sending.js";
-
-const CHILD = fileURLToPath(new URL("../helpers/delivery-crash-child.mjs", import.meta.url));
-
-function crashAt(dataDir: string, hook: string, env: NodeJS.ProcessEnv): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dataDir, hook], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (_code, signal) => resolve({ signal, stderr }));
-  });
-}
 
 /**
  * A delivery process killed (SIGKILL) around the recording of a step-0 `sent`, with a
