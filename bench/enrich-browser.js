@@ -11,7 +11,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { createServer as createNetServer } from "node:net";
+import { freePort } from "./fixtures/server.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,14 +23,6 @@ const scriptedCount = Number(process.argv[3] ?? 20);
 const BIN = fileURLToPath(new URL("../bin/outreach.js", import.meta.url));
 const CENTER = { lat: 47.141, lng: 9.5209 };
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createNetServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 const page = (body) => `<!doctype html><html><head><title>Shop</title></head><body>${body}</body></html>`;
 const prose = "<p>Seit vielen Jahren Ihr Betrieb in der Stadt, mit Beratung, Service und Leidenschaft für unser Handwerk.</p>";

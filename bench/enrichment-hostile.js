@@ -12,11 +12,10 @@
 // Everything runs on 127.0.0.1: the hostile sites in a child process, the server in another.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median } from "./fixtures/server.js";
+import { freePort, median } from "./fixtures/server.js";
 import { openInstance } from "../dist/services/instance.js";
 import { PlacePostingsRepo } from "../dist/store/place-postings.js";
 
@@ -25,14 +24,6 @@ const siteCount = Number(process.argv[3] ?? 16);
 const BIN = fileURLToPath(new URL("../bin/outreach.js", import.meta.url));
 const CENTER = { lat: 47.141, lng: 9.5209 };
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 function firstLine(child, pattern) {
   return new Promise((resolve, reject) => {
