@@ -2,7 +2,7 @@
 // business-like places around a few hundred towns of central Europe (Zipf-like sizes,
 // a category mix roughly as in OSM business POIs), and queries near those towns. One
 // module so that every bench measures the same index. Plain Node ESM over dist/.
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
+import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 let seed = 42;
 /** Restart the generator at a known point (each phase of a bench seeds its own). */

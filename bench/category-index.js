@@ -18,11 +18,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabulary.js";
-import { LocalPlaceProvider } from "../dist/providers/places/local.js";
+import { loadCategoryVocabulary } from "../dist/places/vocabulary/category-vocabulary.js";
+import { LocalPlaceProvider } from "../dist/places/search/local.js";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
-import { PlacePostingsRepo, postingsCount } from "../dist/store/place-postings.js";
+import { PlacePostingsRepo, postingsCount } from "../dist/places/store/place-postings.js";
 import { CATEGORIES, insertSyntheticPlaces, queryCentres, summary } from "./_synthetic-places.js";
 
 const { values: args } = parseArgs({ options: { places: { type: "string", default: "20000" }, queries: { type: "string", default: "200" } } });

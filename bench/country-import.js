@@ -40,7 +40,7 @@ if (args.child) {
   const started = performance.now();
   let figures;
   if (args.child === "read") {
-    const { importerFor } = await import("../dist/providers/places/importers/index.js");
+    const { importerFor } = await import("../dist/places/import/importers/index.js");
     let places = 0;
     for await (const item of importerFor(args.pbf).read({})) if (item.kind === "place") places++;
     figures = { places };

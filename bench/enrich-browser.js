@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openInstance } from "../dist/services/instance.js";
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
+import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 const siteCount = Number(process.argv[2] ?? 100);
 const scriptedCount = Number(process.argv[3] ?? 20);

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, median } from "./fixtures/server.js";
 import { openInstance } from "../dist/services/instance.js";
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
+import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 const runs = Number(process.argv[2] ?? 3);
 const siteCount = Number(process.argv[3] ?? 16);

@@ -8,7 +8,7 @@
 // pages followed: at most 3 requests and 60 results) measured in the same run.
 //
 //   npm run build && node bench/google-tiling.js [seeds=7]
-import { GooglePlacesProvider } from "../dist/providers/places/google-places.js";
+import { GooglePlacesProvider } from "../dist/places/sources/google-places.js";
 import { startGooglePlacesStub, syntheticPlaces } from "../test/helpers/google-places-stub.js";
 import { median } from "./fixtures/server.js";
 

@@ -10,10 +10,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { importerFor } from "../dist/providers/places/importers/index.js";
+import { importerFor } from "../dist/places/import/importers/index.js";
 import { openInstance } from "../dist/services/instance.js";
-import { toPlaceWrite } from "../dist/services/places-import.js";
-import { PlacesRepo } from "../dist/store/places.js";
+import { toPlaceWrite } from "../dist/places/import/places-import.js";
+import { PlacesRepo } from "../dist/places/store/places.js";
 import { openDatabase } from "../dist/store/db.js";
 
 const DATA = resolve(import.meta.dirname, "../../shared/data");

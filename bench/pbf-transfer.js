@@ -12,8 +12,8 @@ import { resolve } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { deserialize, serialize } from "node:v8";
-import { decodeItems, encodeItems } from "../dist/providers/places/importers/import-item-codec.js";
-import { OsmPbfImporter } from "../dist/providers/places/importers/osm-pbf.js";
+import { decodeItems, encodeItems } from "../dist/places/import/importers/import-item-codec.js";
+import { OsmPbfImporter } from "../dist/places/import/importers/osm-pbf.js";
 
 const { values: args } = parseArgs({
   options: {

@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { openDatabase } from "../dist/store/db.js";
-import { PlacePostingsRepo } from "../dist/store/place-postings.js";
-import { cellSql } from "../dist/core/geo-grid.js";
+import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
+import { cellSql } from "../dist/places/store/geo-grid.js";
 
 const { values: args } = parseArgs({
   options: {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { GeofabrikClient } from "../dist/providers/places/geofabrik.js";
+import { GeofabrikClient } from "../dist/places/import/geofabrik.js";
 import { startGeofabrikStub } from "../test/helpers/geofabrik-stub.js";
 import { median } from "./fixtures/server.js";
 

@@ -24,9 +24,9 @@ import { toNodeHandler } from "h3";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
 import { createApp } from "../dist/server/app.js";
-import { LocalPlaceProvider } from "../dist/providers/places/local.js";
-import { postingsCount } from "../dist/store/place-postings.js";
-import { loadCategoryVocabulary } from "../dist/providers/places/category-vocabulary.js";
+import { LocalPlaceProvider } from "../dist/places/search/local.js";
+import { postingsCount } from "../dist/places/store/place-postings.js";
+import { loadCategoryVocabulary } from "../dist/places/vocabulary/category-vocabulary.js";
 import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./_synthetic-places.js";
 import { distanceKm } from "../dist/core/geo.js";
 

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import type { Db } from "./connection.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration } from "./migrations/migration.js";
-import { registerPlaceFunctions } from "./place-terms.js";
+import { registerPlaceFunctions } from "../places/store/place-terms.js";
 import { preparePrivateFile } from "./private-files.js";
 
 export type { Db } from "./connection.js";

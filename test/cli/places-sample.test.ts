@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { samplePath, SAMPLE_FILE_NAME } from "../../src/providers/places/sample.js";
+import { samplePath, SAMPLE_FILE_NAME } from "../../src/places/import/sample.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { near } from "../helpers/places-data.js";
 import { runBin } from "../helpers/serve-bin.js";

@@ -1,5 +1,5 @@
 import type { Lead } from "../../src/core/schemas/lead.js";
-import type { PlaceSearchProvider, PlaceSearchRequest } from "../../src/providers/places/provider.js";
+import type { PlaceSearchProvider, PlaceSearchRequest } from "../../src/places/search/provider.js";
 import type { LeadEnricher } from "../../src/services/lead-enricher.js";
 import { LeadSearchService } from "../../src/services/lead-search.js";
 import type { Services } from "../../src/services/index.js";

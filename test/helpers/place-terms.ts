@@ -1,4 +1,4 @@
-import { decodePostings, indexCoordinate, PlacePostingsRepo, POSTING_STRIDE } from "../../src/store/place-postings.js";
+import { decodePostings, indexCoordinate, PlacePostingsRepo, POSTING_STRIDE } from "../../src/places/store/place-postings.js";
 import type { Db } from "../../src/store/db.js";
 
 /** One posting as a row: the shape `place_terms_of` gives (`tf` = fields, `words` = flags). */

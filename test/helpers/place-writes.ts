@@ -1,4 +1,4 @@
-import { PlacesRepo, type PlaceWrite } from "../../src/store/places.js";
+import { PlacesRepo, type PlaceWrite } from "../../src/places/store/places.js";
 import { createTestInstance } from "./instance.js";
 
 /** A place in the write side's column form, with every field defaulted. */

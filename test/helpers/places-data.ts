@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, test, type TestFunction, type TestOptions } from "vitest";
-import { samplePath } from "../../src/providers/places/sample.js";
+import { samplePath } from "../../src/places/import/sample.js";
 import { SKIPPED_WITHOUT_SHARED_DATA } from "../reporters/skip-reasons.js";
-import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/providers/places/place-record.js";
+import type { ImportItem, NamedPlace, PlaceRecord } from "../../src/places/import/place-record.js";
 
 /**
  * The real extracts beside the project (never copied into it): ../shared/data, or the

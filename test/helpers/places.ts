@@ -1,10 +1,10 @@
-import { loadCategoryVocabulary } from "../../src/providers/places/category-vocabulary.js";
-import { labelTextBesideTags } from "../../src/providers/places/place-categories.js";
+import { loadCategoryVocabulary } from "../../src/places/vocabulary/category-vocabulary.js";
+import { labelTextBesideTags } from "../../src/places/vocabulary/place-categories.js";
 import { resolveCacheDir } from "../../src/services/instance.js";
 import { foldForSearch } from "../../src/core/text.js";
 import type { Db } from "../../src/store/db.js";
-import type { LocalityKind } from "../../src/store/localities.js";
-import { PlacePostingsRepo } from "../../src/store/place-postings.js";
+import type { LocalityKind } from "../../src/places/store/localities.js";
+import { PlacePostingsRepo } from "../../src/places/store/place-postings.js";
 
 /**
  * Fill the places index through the real schema (migration 002) with plain SQL, the way

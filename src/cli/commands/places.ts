@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { isAppError } from "../../core/errors.js";
-import { importerFor } from "../../providers/places/importers/index.js";
-import { SAMPLE_DESCRIPTION, samplePath } from "../../providers/places/sample.js";
-import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../providers/places/place-record.js";
-import { parseBoundingBox, type ImportProgress, type ImportSummary } from "../../services/places-import.js";
-import type { RegionDownloadResult } from "../../services/region-downloads.js";
-import type { DownloadProgress } from "../../providers/places/geofabrik.js";
+import { importerFor } from "../../places/import/importers/index.js";
+import { SAMPLE_DESCRIPTION, samplePath } from "../../places/import/sample.js";
+import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../places/import/place-record.js";
+import { parseBoundingBox, type ImportProgress, type ImportSummary } from "../../places/import/places-import.js";
+import type { RegionDownloadResult } from "../../places/import/region-downloads.js";
+import type { DownloadProgress } from "../../places/import/geofabrik.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../exit-codes.js";
 import { printJson, printRecord, printRows } from "../output.js";

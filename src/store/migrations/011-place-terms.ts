@@ -1,4 +1,4 @@
-import { registerPlaceTermsFunction } from "../place-terms.js";
+import { registerPlaceTermsFunction } from "../../places/store/place-terms.js";
 import type { Migration } from "./migration.js";
 
 /**

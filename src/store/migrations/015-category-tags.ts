@@ -1,4 +1,4 @@
-import { PlacePostingsRepo } from "../place-postings.js";
+import { PlacePostingsRepo } from "../../places/store/place-postings.js";
 import type { Migration } from "./migration.js";
 
 /**

@@ -1,4 +1,4 @@
-import { LocalitiesRepo } from "../localities.js";
+import { LocalitiesRepo } from "../../places/store/localities.js";
 import type { Migration } from "./migration.js";
 
 /**

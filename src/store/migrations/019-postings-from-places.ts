@@ -1,5 +1,5 @@
-import { cellSql } from "../../core/geo-grid.js";
-import { PlacePostingsRepo } from "../place-postings.js";
+import { cellSql } from "../../places/store/geo-grid.js";
+import { PlacePostingsRepo } from "../../places/store/place-postings.js";
 import type { Migration } from "./migration.js";
 
 /**
