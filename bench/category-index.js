@@ -22,7 +22,8 @@ import { loadCategoryVocabulary } from "../dist/places/vocabulary/category-vocab
 import { LocalPlaceProvider } from "../dist/places/search/local.js";
 import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
-import { PlacePostingsRepo, postingsCount } from "../dist/places/store/place-postings.js";
+import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
+import { postingsCount } from "../dist/places/store/postings-codec.js";
 import { CATEGORIES, insertSyntheticPlaces, queryCentres, summary } from "./_synthetic-places.js";
 
 const { values: args } = parseArgs({ options: { places: { type: "string", default: "20000" }, queries: { type: "string", default: "200" } } });

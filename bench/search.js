@@ -25,7 +25,7 @@ import { openInstance, resolveCacheDir } from "../dist/services/instance.js";
 import { openDatabase } from "../dist/store/db.js";
 import { createApp } from "../dist/server/app.js";
 import { LocalPlaceProvider } from "../dist/places/search/local.js";
-import { postingsCount } from "../dist/places/store/place-postings.js";
+import { postingsCount } from "../dist/places/store/postings-codec.js";
 import { loadCategoryVocabulary } from "../dist/places/vocabulary/category-vocabulary.js";
 import { insertSyntheticPlaces, queryCentres, random, reseed, summary, TOWNS } from "./_synthetic-places.js";
 import { distanceKm } from "../dist/core/geo.js";

@@ -68,10 +68,11 @@ export function openInstance(options: OpenInstanceOptions): Instance {
       dkimKeys: options.dkimKeys ?? generateDkimKey,
       cacheDir: resolveCacheDir(env),
     });
-    // Contacts stored before the 4/5-gram index get theirs, places stored before category
-    // tags theirs (once; no-ops afterwards).
+    // Contacts stored before the 4/5-gram index get theirs; the places index gets what
+    // migrations left it to rebuild and category tags for places stored before them (once;
+    // no-ops afterwards).
     backfillContactNgrams({ db, keys: services.keys });
-    services.placesImport.backfillCategoryTags();
+    services.placesImport.catchUp();
     let closed = false;
     let checkpointer: Checkpointer | undefined;
     return {

@@ -4,7 +4,6 @@ import { dirname } from "node:path";
 import type { Db } from "./connection.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Migration } from "./migrations/migration.js";
-import { registerPlaceFunctions } from "../places/store/place-terms.js";
 import { preparePrivateFile } from "./private-files.js";
 
 export type { Db } from "./connection.js";
@@ -60,8 +59,6 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     // 64 MiB page cache (allocated as used) instead of 2 MiB: the contacts' trigram index
     // is a few hundred MB at 100k contacts and thrashes a small cache on inserts and searches.
     db.pragma("cache_size = -65536");
-    // The places schema (index, triggers, migrations) calls them on every place write.
-    registerPlaceFunctions(db);
     migrate(db, migrations);
     return db;
   } catch (err) {

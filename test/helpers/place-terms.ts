@@ -1,19 +1,29 @@
-import { decodePostings, indexCoordinate, PlacePostingsRepo, POSTING_STRIDE } from "../../src/places/store/place-postings.js";
+import { systemClock } from "../../src/core/clock.js";
+import { PlacesImportService } from "../../src/places/import/places-import.js";
+import { PlacePostingsRepo } from "../../src/places/store/place-postings.js";
+import { decodePostings, indexCoordinate, POSTING_STRIDE } from "../../src/places/store/postings-codec.js";
+import { termRowsOf } from "../../src/places/store/place-terms.js";
+import { SEARCH_FIELDS } from "../../src/places/store/search-tokens.js";
 import type { Db } from "../../src/store/db.js";
 
-/** One posting as a row: the shape `place_terms_of` gives (`tf` = fields, `words` = flags). */
+/** One posting as a row, with the column names of the dropped `place_terms` (`tf` = fields, `words` = flags). */
 export type TermIndexRow = { cell: number; term: string; place: number; lat: number; lng: number; tf: number; words: number };
 const byPlaceThenTerm = (a: TermIndexRow, b: TermIndexRow) => a.place - b.place || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
 
 /** The postings `places` should give: every place's term rows through the same function the index is built with, coordinates as stored. */
 function expectedRows(db: Db): TermIndexRow[] {
-  const rows = db
-    .prepare(
-      `SELECT t.cell, t.term, p.id AS place, p.lat, p.lng, t.tf, t.words
-         FROM places p, place_terms_of(p.lat, p.lng, p.name, p.category_text, coalesce(p.cuisine, ''), coalesce(p.brand, ''), coalesce(p.description, ''), p.category_tags) t`,
-    )
-    .all() as TermIndexRow[];
-  return rows.map((r) => ({ ...r, lat: indexCoordinate(r.lat), lng: indexCoordinate(r.lng) }));
+  const places = db.prepare(`SELECT id, lat, lng, ${SEARCH_FIELDS.join(", ")}, category_tags FROM places`).raw(true).all() as Array<[number, number, number, ...Array<string | null>]>;
+  return places.flatMap(([place, lat, lng, ...text]) =>
+    termRowsOf(lat, lng, text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length]).map((r) => ({
+      cell: r.cell,
+      term: r.term,
+      place,
+      lat: indexCoordinate(lat),
+      lng: indexCoordinate(lng),
+      tf: r.fields,
+      words: r.flags,
+    })),
+  );
 }
 
 function unpacked(db: Db): TermIndexRow[] {
@@ -42,4 +52,15 @@ export function termIndex(db: Db): { actual: TermIndexRow[]; expected: TermIndex
 export function packedIndex(db: Db): { packed: TermIndexRow[]; rows: TermIndexRow[]; stale: number[] } {
   const stale = db.prepare("SELECT cell FROM place_cells_stale ORDER BY cell").pluck().all() as number[];
   return { packed: unpacked(db).sort(byPlaceThenTerm), rows: expectedRows(db).sort(byPlaceThenTerm), stale };
+}
+
+/** What opening the instance does for the places index once migrations ran (`PlacesImportService.catchUp`), on a bare connection. */
+export function catchUpPlaces(db: Db): void {
+  new PlacesImportService({ db, clock: systemClock }).catchUp();
+}
+
+/** The rebuilds migrations left for opening the instance to do (`rebuildAtOpen`). */
+export function rebuildsRequested(db: Db): string[] {
+  const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'place_rebuilds'").get();
+  return table ? (db.prepare("SELECT what FROM place_rebuilds ORDER BY what").pluck().all() as string[]) : [];
 }

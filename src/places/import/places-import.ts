@@ -15,7 +15,9 @@ import { PlacesRepo, type PlaceSourceRow, type SourceStats } from "../store/plac
 import { LocalitiesRepo } from "../store/localities.js";
 import { PlacePostingsRepo } from "../store/place-postings.js";
 import { PlaceStaging } from "../store/place-staging.js";
-import type { ServiceDeps } from "../../services/deps.js";
+import type { Clock } from "../../core/clock.js";
+import type { Db } from "../../store/connection.js";
+import { RebuildRequests } from "../store/rebuild-requests.js";
 import { readImportFile, type ImportFileOptions, type ImportProgress, type ImportRun, type ReadOutcome } from "./places-import-read.js";
 
 // What callers of the import service name, defined with the reading.
@@ -109,6 +111,13 @@ export function parseBoundingBox(value: string): BoundingBox {
 }
 
 
+export interface PlacesImportDeps {
+  db: Db;
+  clock: Clock;
+  /** Where the category vocabulary is cached (none: built in memory). */
+  cacheDir?: string;
+}
+
 /**
  * Imports files into the local places index (the operator's job, from the CLI). Reading
  * streams; writing is in batches, each its own immediate transaction, so the server can
@@ -121,7 +130,7 @@ export class PlacesImportService {
   private placeStaging?: PlaceStaging;
   private readonly categorizer: PlaceCategorizer;
 
-  constructor(private readonly deps: Pick<ServiceDeps, "db" | "clock" | "cacheDir">) {
+  constructor(private readonly deps: PlacesImportDeps) {
     this.categorizer = new PlaceCategorizer(() => loadCategoryVocabulary(deps.cacheDir));
   }
 
@@ -320,6 +329,29 @@ export class PlacesImportService {
 
   stats(): { sources: SourceStats[]; index: ReturnType<PlacesRepo["indexCounts"]> & { staleCells: number } } {
     return { sources: this.repo.sourceStats(), index: { ...this.repo.indexCounts(), staleCells: this.postings.staleCount() } };
+  }
+
+  /**
+   * What opening the instance owes the index: the localities and the packed postings a
+   * migration asked to rebuild (`rebuildAtOpen`), and category tags for places written
+   * before them. A no-op afterwards (two indexed reads).
+   */
+  catchUp(): void {
+    const requests = new RebuildRequests(this.deps.db);
+    const pending = requests.pending();
+    if (pending.has("localities")) {
+      this.deps.db
+        .transaction(() => {
+          this.localities.rebuild();
+          requests.done("localities");
+        })
+        .immediate();
+    }
+    this.backfillCategoryTags();
+    if (pending.has("postings")) {
+      this.postings.refresh();
+      requests.done("postings");
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { circleBoxes, distanceKm, type BoundingBox, type LatLng } from "../../core/geo.js";
-import { POSTING_STRIDE } from "../store/place-postings.js";
+import { POSTING_STRIDE } from "../store/postings-codec.js";
 import { CATEGORIZED } from "../store/place-terms.js";
 import type { QuerySlot } from "./keywords.js";
 import { HIT_NAME, slotKind, wordHits } from "./slot-match.js";

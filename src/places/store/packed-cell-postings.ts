@@ -1,6 +1,6 @@
 /**
  * The rebuilt postings of a chunk of grid cells as a postings thread hands them to the
- * thread that writes them (`PlacePostingsRepo.refreshInParallel`): a few typed arrays whose memory moves
+ * thread that writes them (`PostingsRebuild.refreshInParallel`): a few typed arrays whose memory moves
  * between threads without a copy, and one string, instead of a structured clone of
  * thousands of small Buffers and arrays (one object per row to build, copy and collect).
  *

@@ -1,6 +1,5 @@
 import { cellOf } from "./geo-grid.js";
 import { SEARCH_FIELDS, searchTokens } from "./search-tokens.js";
-import type { Db } from "../../store/connection.js";
 
 /**
  * The terms of the lead search's index: one row per (grid cell, word, place) over the
@@ -68,27 +67,3 @@ export function eachTermOf(
   for (const [term, mask] of words) each(term, mask, flags);
   for (const tag of new Set(tags)) each(TAG_TERM_PREFIX + tag, 0, flags);
 }
-
-/**
- * Register `place_terms_of(lat, lng, name, category_text, cuisine, brand, description,
- * category_tags)` on a connection: a place's term rows, which migrations 011 and 015 (whose
- * SQL still runs when a database is created or upgraded) fill `place_terms` with, until
- * migration 019 drops it and its triggers. Its columns keep the names migration 011 gave
- * them: `tf` is the row's `fields`, `words` its `flags`. (Since migration 019 nothing in the
- * schema calls a function of ours: a bare `sqlite3` shell can write places.)
- */
-export function registerPlaceFunctions(db: Db): void {
-  db.table("place_terms_of", {
-    columns: ["cell", "term", "tf", "words"],
-    parameters: ["lat", "lng", "name", "category_text", "cuisine", "brand", "description", "category_tags"],
-    *rows(lat: unknown, lng: unknown, ...values: unknown[]) {
-      const text = values.map((v) => (typeof v === "string" ? v : null));
-      for (const row of termRowsOf(Number(lat), Number(lng), text.slice(0, SEARCH_FIELDS.length), text[SEARCH_FIELDS.length])) {
-        yield { cell: row.cell, term: row.term, tf: row.fields, words: row.flags };
-      }
-    },
-  });
-}
-
-/** The name migration 011 (never edited) calls `registerPlaceFunctions` by. */
-export const registerPlaceTermsFunction = registerPlaceFunctions;

@@ -2,10 +2,10 @@ import Database from "better-sqlite3";
 import { workerData } from "node:worker_threads";
 import { serveTasks } from "../../core/task-threads.js";
 import { packCellPostings, transferablesOf, type PackedCellPostings } from "./packed-cell-postings.js";
-import { cellPostingsReader, inWriteOrder } from "./place-postings.js";
+import { cellPostingsReader, inWriteOrder } from "./cell-postings.js";
 
 /**
- * A postings thread (`PlacePostingsRepo.refreshInParallel`): its own read-only connection
+ * A postings thread (`PostingsRebuild.refreshInParallel`): its own read-only connection
  * to the database file, and per task the rebuilt postings of a chunk of cells, read in one
  * statement (one read snapshot) exactly as the writing connection would read them.
  */

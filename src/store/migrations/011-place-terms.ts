@@ -1,23 +1,24 @@
-import { registerPlaceTermsFunction } from "../../places/store/place-terms.js";
 import type { Migration } from "./migration.js";
 
 /**
- * The lead search's spatially clustered term index (see `src/store/place-terms.ts`).
+ * The lead search's spatially clustered term index, keyed (cell, term, place).
  *
  * Why: the first search of a common keyword had to walk every full-text match in the
  * country (FTS-first) or read and tokenize every place in the circle (box-first): 0.2 to
  * 1.5 s at a million places. Keyed (cell, term, place), a 5 km search is a handful of
  * short B-tree ranges that already hold everything ranking needs.
  *
- * WITHOUT ROWID: the table is its own primary-key index. No index on `place`: the
- * triggers delete a place's rows by their full key, recomputed from the old row. The
- * backfill goes through the same function as the triggers. Nullable fields are passed as
- * '' (a NULL argument of a table-valued function matches no row at all).
+ * Since migration 019 the packed postings are built from `places` and this table is gone.
+ * It is created here empty, as a step of the schema's history: until then triggers filled
+ * it through a JavaScript table-valued function (`place_terms_of`) that every connection had
+ * to register before it could write a place. Nothing reads it; migration 019 drops it and
+ * marks every place's cell for the rebuild. A database that ran this migration's first form
+ * keeps those triggers until migration 015 drops them, and no migration in between writes
+ * places.
  */
 export const placeTerms: Migration = {
   name: "places: spatially clustered term index for the lead search",
   up(db) {
-    registerPlaceTermsFunction(db);
     db.exec(`
       CREATE TABLE place_terms (
         cell INTEGER NOT NULL,   -- grid cell of the place (CELL_LAT_DEG × CELL_LNG_DEG)
@@ -29,27 +30,6 @@ export const placeTerms: Migration = {
         words INTEGER NOT NULL,  -- the fields' word counts, packed base 1024 (-1: too long to pack)
         PRIMARY KEY (cell, term, place)
       ) STRICT, WITHOUT ROWID;
-
-      CREATE TRIGGER place_terms_ai AFTER INSERT ON places BEGIN
-        INSERT INTO place_terms (cell, term, place, lat, lng, tf, words)
-          SELECT cell, term, new.id, new.lat, new.lng, tf, words
-            FROM place_terms_of(new.lat, new.lng, new.name, new.category_text, coalesce(new.cuisine, ''), coalesce(new.brand, ''), coalesce(new.description, ''));
-      END;
-      CREATE TRIGGER place_terms_ad AFTER DELETE ON places BEGIN
-        DELETE FROM place_terms WHERE (cell, term, place) IN
-          (SELECT cell, term, old.id FROM place_terms_of(old.lat, old.lng, old.name, old.category_text, coalesce(old.cuisine, ''), coalesce(old.brand, ''), coalesce(old.description, '')));
-      END;
-      CREATE TRIGGER place_terms_au AFTER UPDATE OF lat, lng, name, category_text, cuisine, brand, description ON places BEGIN
-        DELETE FROM place_terms WHERE (cell, term, place) IN
-          (SELECT cell, term, old.id FROM place_terms_of(old.lat, old.lng, old.name, old.category_text, coalesce(old.cuisine, ''), coalesce(old.brand, ''), coalesce(old.description, '')));
-        INSERT INTO place_terms (cell, term, place, lat, lng, tf, words)
-          SELECT cell, term, new.id, new.lat, new.lng, tf, words
-            FROM place_terms_of(new.lat, new.lng, new.name, new.category_text, coalesce(new.cuisine, ''), coalesce(new.brand, ''), coalesce(new.description, ''));
-      END;
-
-      INSERT INTO place_terms (cell, term, place, lat, lng, tf, words)
-        SELECT t.cell, t.term, p.id, p.lat, p.lng, t.tf, t.words
-          FROM places p, place_terms_of(p.lat, p.lng, p.name, p.category_text, coalesce(p.cuisine, ''), coalesce(p.brand, ''), coalesce(p.description, '')) t;
     `);
   },
 };

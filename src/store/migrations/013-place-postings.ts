@@ -1,9 +1,9 @@
-import { PlacePostingsRepo } from "../../places/store/place-postings.js";
 import type { Migration } from "./migration.js";
+import { rebuildAtOpen } from "./rebuild-at-open.js";
 
 /**
  * The lead search's term index packed per (cell, word) for reading (see
- * `src/store/place-postings.ts`), and the list of cells whose packing is out of date.
+ * `src/places/store/place-postings.ts`), and the list of cells whose packing is out of date.
  *
  * Why: at a million places the slowest 5 % of 5 km searches read ~4,000 `place_terms`
  * rows and spent most of their 10–18 ms turning rows into JavaScript values; ~85 BLOBs
@@ -13,7 +13,7 @@ import type { Migration } from "./migration.js";
  *
  * The stale list is kept by triggers on `place_terms` (not on `places`): whatever changes
  * a cell's term rows marks that cell, whichever write caused it. Backfill: every cell of
- * the existing index is marked and rebuilt here (≈ seconds at a million places, once).
+ * the existing index is marked stale, and opening the instance rebuilds them (`rebuildAtOpen`).
  */
 export const placePostings: Migration = {
   name: "places: term index packed per cell and word for the lead search",
@@ -42,6 +42,6 @@ export const placePostings: Migration = {
 
       INSERT INTO place_cells_stale (cell) SELECT DISTINCT cell FROM place_terms;
     `);
-    new PlacePostingsRepo(db).refresh();
+    rebuildAtOpen(db, "postings");
   },
 };

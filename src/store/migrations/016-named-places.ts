@@ -1,5 +1,5 @@
-import { LocalitiesRepo } from "../../places/store/localities.js";
 import type { Migration } from "./migration.js";
+import { rebuildAtOpen } from "./rebuild-at-open.js";
 
 /**
  * What the geocoder resolves, rebuilt: named places from the imported data, and
@@ -16,7 +16,8 @@ import type { Migration } from "./migration.js";
  * - `localities` (replaces migration 002's): one row per place a name may mean, of every
  *   kind: cities, postcodes and streets grouped from businesses' addresses, split into
  *   clusters where the same name lies far apart; and the named places. Keys are folded
- *   with `foldForSearch` ("Muenchen" = "München"). Rebuilt after every import.
+ *   with `foldForSearch` ("Muenchen" = "München"). Rebuilt after every import, and from the
+ *   places already imported when the instance first opens after this migration (`rebuildAtOpen`).
  */
 export const namedPlaces: Migration = {
   name: "places: named places and per-cluster localities for the geocoder",
@@ -47,6 +48,6 @@ export const namedPlaces: Migration = {
       ) STRICT;
       CREATE INDEX localities_by_key ON localities (key, kind);
     `);
-    new LocalitiesRepo(db).rebuild();
+    rebuildAtOpen(db, "localities");
   },
 };

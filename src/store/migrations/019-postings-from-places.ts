@@ -1,11 +1,19 @@
-import { cellSql } from "../../places/store/geo-grid.js";
-import { PlacePostingsRepo } from "../../places/store/place-postings.js";
 import type { Migration } from "./migration.js";
+import { rebuildAtOpen } from "./rebuild-at-open.js";
+
+/**
+ * A row's grid cell in plain SQL (`row` is "", "new." or "old."): `cellSql` of
+ * `src/places/store/geo-grid.ts` as it stood when this index was made, written out so the
+ * migration stands alone. The search reads places by `cellSql`, which must stay equal to it
+ * for the index to be used: a test checks that they are.
+ */
+const cell = (row: string) =>
+  `max(0, min(17999, CAST((${row}lat + 90) / 0.01 AS INTEGER))) * 24000 + max(0, min(23999, CAST((${row}lng + 180) / 0.015 AS INTEGER)))`;
 
 /**
  * The packed postings (`place_postings`, migration 013) become the lead search's only term
  * index: `place_terms` and its triggers go, and the postings of a cell are rebuilt from
- * the `places` of that cell (`src/store/place-postings.ts`).
+ * the `places` of that cell (`src/places/store/place-postings.ts`).
  *
  * Why: both tables held every (cell, word, place) posting. At a million places
  * `place_terms` was 140 MiB of the database's 624, and its per-row triggers (a
@@ -19,8 +27,8 @@ import type { Migration } from "./migration.js";
  * touches in `place_cells_stale`, as the `place_terms` triggers did.
  *
  * The postings are re-encoded: varints and coordinates to 1e-7 degrees, ~11 bytes a
- * posting instead of 40 as float64s (`encodePostings`). Every cell is rebuilt here from
- * its places (once, ~a minute at a million places).
+ * posting instead of 40 as float64s (`encodePostings`). Every place's cell is marked stale
+ * and opening the instance rebuilds them from their places (once, ~a minute at a million places).
  *
  * The R*Tree goes too: its per-row inserts were two thirds of an import's write time
  * (bench/country-import.js) and 51 MiB at a million places, for two readers that
@@ -30,7 +38,6 @@ import type { Migration } from "./migration.js";
 export const postingsFromPlaces: Migration = {
   name: "places: packed postings rebuilt from places, places indexed by grid cell; place_terms and the R*Tree dropped",
   up(db) {
-    const cell = (row: string) => cellSql(`${row}lat`, `${row}lng`);
     db.exec(`
       DROP TRIGGER IF EXISTS place_terms_ai;
       DROP TRIGGER IF EXISTS place_terms_ad;
@@ -60,6 +67,6 @@ export const postingsFromPlaces: Migration = {
       DELETE FROM place_postings;
       INSERT OR IGNORE INTO place_cells_stale (cell) SELECT ${cell("")} FROM places;
     `);
-    new PlacePostingsRepo(db).refresh();
+    rebuildAtOpen(db, "postings");
   },
 };

@@ -1,4 +1,5 @@
 import type { Migration } from "./migration.js";
+import { rebuildAtOpen } from "./rebuild-at-open.js";
 
 /**
  * `places.category_text` holds the labels a place's category tags do not say (issue 28:
@@ -13,5 +14,6 @@ export const labelTextBesideTags: Migration = {
   name: "category_text: only the labels the category tags do not say",
   up(db) {
     db.exec(`UPDATE places SET category_text = '' WHERE category_tags <> '' AND category_text <> ''`);
+    rebuildAtOpen(db, "postings");
   },
 };

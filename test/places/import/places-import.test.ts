@@ -6,7 +6,7 @@ import { parseBoundingBox, type ImportProgress } from "../../../src/places/impor
 import { progressLine } from "../../../src/cli/commands/places.js";
 import { tempDir } from "../../helpers/data-dir.js";
 import { createTestInstance } from "../../helpers/instance.js";
-import { PARALLEL_MIN_CELLS } from "../../../src/places/store/place-postings.js";
+import { PARALLEL_MIN_CELLS } from "../../../src/places/store/postings-rebuild.js";
 import { packedIndex, termIndex } from "../../helpers/place-terms.js";
 import { dataTest, liechtensteinPbf, monacoPbf, munichPbf, near, overtureSample } from "../../helpers/places-data.js";
 

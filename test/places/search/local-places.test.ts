@@ -5,7 +5,8 @@ import { cellCount, cellsOfCircle, circleCellRanges } from "../../../src/places/
 import { parseKeywords } from "../../../src/places/search/keywords.js";
 import { LocalPlaceProvider, termReadOf } from "../../../src/places/search/local.js";
 import { textMatcher, type SearchableText } from "../../../src/places/search/slot-match.js";
-import { exactRange, indexCoordinate, PlacePostingsRepo, prefixRange } from "../../../src/places/store/place-postings.js";
+import { exactRange, PlacePostingsRepo, prefixRange } from "../../../src/places/store/place-postings.js";
+import { indexCoordinate } from "../../../src/places/store/postings-codec.js";
 import { TAG_TERM_PREFIX } from "../../../src/places/store/place-terms.js";
 import { createTestInstance } from "../../helpers/instance.js";
 import { insertPlaces, offsetKm, testVocabulary, VADUZ, vaduzPlaces, type TestPlace } from "../../helpers/places.js";

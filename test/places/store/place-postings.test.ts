@@ -6,12 +6,13 @@ import { MIGRATIONS } from "../../../src/store/migrations/index.js";
 import { placePostings } from "../../../src/store/migrations/013-place-postings.js";
 import { cellCount, cellOf, cellSql, circleCellRanges, rangesWithout } from "../../../src/places/store/geo-grid.js";
 import Database from "better-sqlite3";
-import { compareCodePoints, decodePostingLists, decodePostings, encodePostings, indexCoordinate, PlacePostingsRepo, postingsCount, prefixRange } from "../../../src/places/store/place-postings.js";
+import { PlacePostingsRepo, prefixRange } from "../../../src/places/store/place-postings.js";
+import { compareCodePoints, decodePostingLists, decodePostings, encodePostings, indexCoordinate, postingsCount } from "../../../src/places/store/postings-codec.js";
 import { postingsFromPlaces } from "../../../src/store/migrations/019-postings-from-places.js";
 import { postingsByTerm } from "../../../src/store/migrations/021-postings-by-term.js";
 import { labelTextBesideTags } from "../../../src/store/migrations/029-label-text-beside-tags.js";
 import { tempDir } from "../../helpers/data-dir.js";
-import { packedIndex, termIndex } from "../../helpers/place-terms.js";
+import { catchUpPlaces, packedIndex, rebuildsRequested, termIndex } from "../../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../../helpers/place-writes.js";
 import { testVocabulary } from "../../helpers/places.js";
 
@@ -141,19 +142,24 @@ describe("packed postings (kept in step with the places)", () => {
     expect(provider.rankedMatches(center, 5, "gelateria").map((r) => r.id)).toEqual([r0]);
   });
 
-  test("the migration packs the term index of places written before it", () => {
+  test("the migrations mark the cells of places written before them stale, and opening the instance packs them", () => {
     const file = join(tempDir(), "outreach.db");
     const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(placePostings)));
     const sourceId = before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number };
-    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, 't')");
-    insert.run("a", sourceId.id, "Pizzeria Roma", 47.1, 9.5, "restaurant");
-    insert.run("b", sourceId.id, "Hair Salon", 47.2, 9.6, "hairdresser");
+    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, categories, category_text, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    insert.run("a", sourceId.id, "Pizzeria Roma", 47.1, 9.5, '["restaurant"]', "restaurant");
+    insert.run("b", sourceId.id, "Hair Salon", 47.2, 9.6, '["hairdresser"]', "hairdresser");
     before.close();
     const after = openDatabase(file);
     try {
+      expect(packedIndex(after).stale).toEqual([cellOf(47.1, 9.5), cellOf(47.2, 9.6)]);
+      expect(rebuildsRequested(after)).toEqual(["localities", "postings"]);
+      catchUpPlaces(after);
+      expect(rebuildsRequested(after)).toEqual([]);
       const { packed, rows, stale } = packedIndex(after);
       expect(stale).toEqual([]);
-      expect(packed).toHaveLength(6);
+      // Pizzeria Roma #amenity=restaurant, Hair Salon #shop=hairdresser: the category tags came at open too (migration 015's backfill).
+      expect(packed.map((r) => r.term).sort()).toEqual(["#amenity=restaurant", "#shop=hairdresser", "hair", "pizzeria", "roma", "salon"]);
       expect(packed).toEqual(rows);
       expect(termIndex(after).actual).toEqual(termIndex(after).expected);
     } finally {
@@ -163,7 +169,7 @@ describe("packed postings (kept in step with the places)", () => {
 });
 
 describe("postings from places (migration 019)", () => {
-  test("an index written with place_terms keeps its postings; place_terms and the R*Tree are gone and later writes still mark their cells", () => {
+  test("every place's cell is marked stale and opening the instance packs it from the places; place_terms and the R*Tree are gone and later writes still mark their cells", () => {
     const file = join(tempDir(), "outreach.db");
     const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
     const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
@@ -171,13 +177,15 @@ describe("postings from places (migration 019)", () => {
     // A tagged place's category_text holds only the labels its tags do not say (migration 029).
     insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "", "amenity=restaurant");
     insert.run("b", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
-    new PlacePostingsRepo(before).refresh();
-    const packedBefore = packedIndex(before).packed;
     before.close();
     const after = openDatabase(file);
     try {
       expect(after.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'place_terms%' OR name LIKE 'places_rtree%'").all()).toEqual([]);
-      expect(packedIndex(after)).toEqual({ packed: packedBefore, rows: packedBefore, stale: [] });
+      expect(packedIndex(after)).toMatchObject({ packed: [], stale: [cellOf(47.1, 9.5), cellOf(47.2, 9.6)] });
+      catchUpPlaces(after);
+      const { packed, rows, stale } = packedIndex(after);
+      expect(packed.map((r) => r.term).sort()).toEqual(["#amenity=restaurant", "hair", "hairdresser", "pizzeria", "roma", "salon"]);
+      expect({ packed, stale }).toEqual({ packed: rows, stale: [] });
       after.prepare("UPDATE places SET name = 'Salon Bella' WHERE place_id = 'b'").run();
       expect(packedIndex(after).stale).toEqual([cellOf(47.2, 9.6)]);
       const { actual, expected } = termIndex(after);
