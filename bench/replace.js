@@ -1,5 +1,5 @@
 // Replacement benchmark: what `places import FILE --replace` costs now that it is atomic
-// (staged in a TEMP table, swapped in by one transaction: src/store/place-staging.ts), and
+// (staged in a TEMP table, swapped in by one transaction: src/places/store/place-staging.ts), and
 // how long its swap holds the database's write lock, against a plain re-import of the same
 // file in the same run (the baseline: batches written in place, no staging).
 //

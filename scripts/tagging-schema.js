@@ -8,7 +8,7 @@
 // for a requirement outreach does not have. `npm pack` fetches the exact version (through
 // npm's cache and registry, checked against the registry's integrity) without installing
 // it, so no engines check applies; the extract records the version and integrity it came
-// from, and the vocabulary's stamp names that version (src/providers/places/vocabulary-build.ts).
+// from, and the vocabulary's stamp names that version (src/places/vocabulary/vocabulary-build.ts).
 //
 // Output (a few MB instead of the package's 60): presets.json (each preset's tags and
 // addTags), translations.json ([language, {presets: {id: {name, aliases, terms}}, cuisine:

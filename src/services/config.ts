@@ -2,6 +2,7 @@ import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
+import type { PlacesSettings } from "../places/index.js";
 import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
 import type { RelaySettings } from "../providers/smtp/relay.js";
 import { imapSettings } from "./imap-config.js";
@@ -11,7 +12,7 @@ import { imapSettings } from "./imap-config.js";
  * settings"). Every value is checked here so a typo fails at start-up with a message
  * naming the variable, rather than at the first request.
  */
-export interface ServerConfig {
+export interface ServerConfig extends PlacesSettings {
   /** Requests per minute per token; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
   /** Website enrichment on/off (`OUTREACH_ENRICH=0` for air-gapped use). */
@@ -56,24 +57,6 @@ export interface ServerConfig {
   trustedProxies: string[];
   /** Drop found emails whose domain cannot receive mail (DNS through `dnsServers`; `OUTREACH_EMAIL_DNS_CHECK=0` turns it off). */
   emailDnsCheck: boolean;
-  /** Google Places API (New) key (`OUTREACH_GOOGLE_PLACES_KEY`); unset: the source is off. */
-  googlePlacesKey: string | null;
-  /** Google Places base URL (`OUTREACH_GOOGLE_PLACES_URL`). */
-  googlePlacesUrl: string;
-  /** Text Search requests one lead search may spend on its tiles (`OUTREACH_GOOGLE_MAX_REQUESTS`). */
-  googleMaxRequests: number;
-  /** Overpass API endpoint (`OUTREACH_OVERPASS_URL`, e.g. https://overpass-api.de/api/interpreter); unset: off. */
-  overpassUrl: string | null;
-  /** How long an Overpass answer is reused for the same query, in seconds (`OUTREACH_OVERPASS_CACHE_SECONDS`). */
-  overpassCacheSeconds: number;
-  /** Nominatim base URL (`OUTREACH_NOMINATIM_URL`, e.g. https://nominatim.openstreetmap.org); unset: off. */
-  nominatimUrl: string | null;
-  /** Time limit of one request to Google, Overpass or Nominatim, in milliseconds (`OUTREACH_SOURCE_TIMEOUT_MS`). */
-  sourceTimeoutMs: number;
-  /** The sources of a search whose body names none (`OUTREACH_PLACES_SOURCES`; default: local plus every configured one). */
-  placesSources: string[];
-  /** Geofabrik's download server (`OUTREACH_GEOFABRIK_URL`), for `outreach places download`. */
-  geofabrikUrl: string;
   /** The outgoing proxy of website fetching (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upper or lower case). */
   proxy: { http?: string; https?: string; noProxy: string[] };
   /** The SMTP relay campaigns are delivered through (`OUTREACH_SMTP_URL`); unset: nothing is delivered. */

@@ -1,11 +1,4 @@
-import { Geocoder } from "../places/geocode/geocoder.js";
-import { NominatimGeocoder } from "../places/geocode/nominatim.js";
-import { GooglePlacesProvider } from "../places/sources/google-places.js";
-import { loadCategoryVocabulary } from "../places/vocabulary/category-vocabulary.js";
-import { LocalPlaceProvider } from "../places/search/local.js";
-import { OverpassProvider } from "../places/sources/overpass.js";
-import { PlaceSources } from "../places/sources/place-sources.js";
-import type { PlaceSearchProvider } from "../places/search/provider.js";
+import { createPlaces, type Geocoder, type PlaceSearchProvider, type PlacesImportService, type RegionDownloadService } from "../places/index.js";
 import { AiModel } from "./ai-model.js";
 import { AuthService } from "./auth.js";
 import { BrandService } from "./brand.js";
@@ -25,10 +18,8 @@ import { KeyRotationService } from "./key-rotation.js";
 import { KeyringSource } from "./keyring-source.js";
 import type { LeadEnricher } from "./lead-enricher.js";
 import { LeadSearchService } from "./lead-search.js";
-import { PlacesImportService } from "../places/import/places-import.js";
 import { PersonalTokenService } from "./personal-tokens.js";
 import { PlanService } from "./plans.js";
-import { RegionDownloadService } from "../places/import/region-downloads.js";
 import { QuotaService } from "./quota.js";
 import { RateLimiter } from "./rate-limit.js";
 import { SendingDomainService, sendingDomainsColumnSet } from "./sending-domains.js";
@@ -131,36 +122,10 @@ export function createBounces(services: Services, log: (line: string) => void): 
   return new BounceService({ db, clock, contacts: services.contacts, suppressions: services.suppressions, log });
 }
 
-/** The local index plus every outside source the settings turn on (docs/self-hosting.md, "Place sources"). */
-function placeSources({ config, clock, cacheDir }: ServiceDeps, local: LocalPlaceProvider): PlaceSources {
-  const now = () => clock.now().getTime();
-  const providers = new Map<string, PlaceSearchProvider>([["local", local]]);
-  if (config.googlePlacesKey) {
-    providers.set(
-      "google",
-      new GooglePlacesProvider({ apiKey: config.googlePlacesKey, baseUrl: config.googlePlacesUrl, timeoutMs: config.sourceTimeoutMs, maxRequests: config.googleMaxRequests, now }),
-    );
-  }
-  if (config.overpassUrl) {
-    providers.set(
-      "overpass",
-      new OverpassProvider({
-        url: config.overpassUrl,
-        userAgent: config.userAgent,
-        clock,
-        timeoutMs: config.sourceTimeoutMs,
-        cacheSeconds: config.overpassCacheSeconds,
-        vocabulary: () => loadCategoryVocabulary(cacheDir),
-      }),
-    );
-  }
-  return new PlaceSources(providers, config.placesSources, now);
-}
-
 /**
  * Wire the services of one data directory. Each gets its dependencies by name; nothing
- * here does work beyond building objects (the contacts' n-gram and the places' category
- * backfills run in `openInstance`).
+ * here does work beyond building objects (the contacts' n-gram backfill and what the
+ * places index is owed, `placesImport.catchUp`, run in `openInstance`).
  */
 export function createServices(deps: ServiceDeps): Services {
   const { db, clock, config } = deps;
@@ -204,15 +169,10 @@ export function createServices(deps: ServiceDeps): Services {
   const replies = new ReplyRecords({ db, clock, keys, contacts });
   const teamApiKeys = new TeamApiKeyService({ db, clock });
   auth.registerResolver("key", (hash, now) => teamApiKeys.resolve(hash, now));
-  const placesImport = new PlacesImportService({ db, clock, cacheDir: deps.cacheDir });
-  const regionDownloads = new RegionDownloadService({ config, clock, dataDir: deps.dataDir, placesImport });
+  const places = createPlaces({ db, clock, dataDir: deps.dataDir, cacheDir: deps.cacheDir, settings: config });
+  const { imports: placesImport, downloads: regionDownloads, sources: placeProvider, geocoder } = places;
   const enrichment = new EnrichmentService({ db, clock, config });
   const quota = new QuotaService({ db, clock, plans });
-  const placeProvider = placeSources(deps, new LocalPlaceProvider(db, { vocabulary: () => loadCategoryVocabulary(deps.cacheDir) }));
-  const nominatim = config.nominatimUrl
-    ? new NominatimGeocoder({ baseUrl: config.nominatimUrl, userAgent: config.userAgent, clock, timeoutMs: config.sourceTimeoutMs })
-    : undefined;
-  const geocoder = new Geocoder(db, undefined, nominatim);
   // The enrichment service passes leads through untouched when OUTREACH_ENRICH=0.
   const leadEnricher: LeadEnricher = enrichment;
   const leadSearch = new LeadSearchService({ clock, keyring: deps.keyring, plans, contacts, quota, provider: placeProvider, sourceNames: placeProvider.names, geocoder, enricher: leadEnricher });

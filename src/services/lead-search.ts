@@ -1,8 +1,7 @@
 import { AppError, badRequest, isAppError } from "../core/errors.js";
 import { distanceKm, type LatLng } from "../core/geo.js";
 import { DEFAULT_RADIUS_KM, Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../core/schemas/lead.js";
-import type { GeocodeResult, Geocoder } from "../places/geocode/geocoder.js";
-import { PAGE_SIZE, type PlaceSearchProvider } from "../places/search/provider.js";
+import { PAGE_SIZE, type GeocodeResult, type Geocoder, type PlaceSearchProvider } from "../places/index.js";
 import { ServiceError } from "../providers/service-http.js";
 import type { Principal } from "./auth.js";
 import type { ContactService } from "./contacts.js";

@@ -49,14 +49,29 @@ describe("the layout's dependency rules (docs/architecture.md)", () => {
     const allowed: Record<string, string[]> = {
       core: ["core"],
       store: ["core", "store"],
-      providers: ["core", "store", "providers"],
-      services: ["core", "store", "providers", "services"],
+      providers: ["core", "providers"],
+      places: ["core", "store", "providers", "places"],
+      services: ["core", "store", "providers", "places", "services"],
       server: ["core", "services", "server"],
       client: ["core", "client"],
-      cli: ["core", "client", "cli", "server", "services", "store", "providers"],
+      cli: ["core", "client", "cli", "server", "services", "store", "providers", "places"],
       types: [],
     };
     const wrong = [...graph].flatMap(([file, { local }]) => local.filter((to) => !allowed[layer(file)]!.includes(layer(to))).map((to) => `${file} → ${to}`));
+    expect(wrong).toEqual([]);
+  });
+
+  it("lets the rest reach the places engine only through its door, src/places/index.ts", () => {
+    const wrong = [...graph]
+      .filter(([file]) => layer(file) !== "places")
+      .flatMap(([file, { local }]) => local.filter((to) => layer(to) === "places" && to !== "places/index.ts").map((to) => `${file} → ${to}`));
+    expect(wrong).toEqual([]);
+  });
+
+  it("keeps the places index's tables (places/store) below the search: it imports nothing else of the engine", () => {
+    const wrong = [...graph]
+      .filter(([file]) => file.startsWith("places/store/"))
+      .flatMap(([file, { local }]) => local.filter((to) => layer(to) === "places" && !to.startsWith("places/store/")).map((to) => `${file} → ${to}`));
     expect(wrong).toEqual([]);
   });
 
@@ -70,7 +85,7 @@ describe("the layout's dependency rules (docs/architecture.md)", () => {
     const operator = ["cli/commands/init.ts", "cli/commands/admin.ts", "cli/commands/places.ts", "cli/commands/serve.ts", "cli/commands/deliver.ts", "cli/commands/replies.ts", "cli/context.ts"];
     const wrong = [...graph]
       .filter(([file]) => layer(file) === "cli" && !operator.includes(file))
-      .flatMap(([file, { local }]) => local.filter((to) => ["services", "store", "providers", "server"].includes(layer(to))).map((to) => `${file} → ${to}`));
+      .flatMap(([file, { local }]) => local.filter((to) => ["services", "store", "providers", "places", "server"].includes(layer(to))).map((to) => `${file} → ${to}`));
     expect(wrong).toEqual([]);
   });
 });

@@ -54,7 +54,7 @@ export function sharedData(name: string): string {
 }
 
 export const liechtensteinPbf = () => sharedData("liechtenstein-2026-03-29.osm.pbf");
-/** The bundled sample (src/providers/places/sample), the same file as ../shared/data's Monaco extract: there in a bare clone too. */
+/** The bundled sample (src/places/import/sample), the same file as ../shared/data's Monaco extract: there in a bare clone too. */
 export const monacoPbf = () => samplePath();
 export const munichPbf = () => sharedData("munich-altstadt-2020-07-20.osm.pbf");
 export const helsinkiPbf = () => sharedData("helsinki-centre-2019-04.osm.pbf");

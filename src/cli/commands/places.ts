@@ -1,12 +1,19 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import { isAppError } from "../../core/errors.js";
-import { importerFor } from "../../places/import/importers/index.js";
-import { SAMPLE_DESCRIPTION, samplePath } from "../../places/import/sample.js";
-import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../../places/import/place-record.js";
-import { parseBoundingBox, type ImportProgress, type ImportSummary } from "../../places/import/places-import.js";
-import type { RegionDownloadResult } from "../../places/import/region-downloads.js";
-import type { DownloadProgress } from "../../places/import/geofabrik.js";
+import {
+  checkImportFile,
+  GEONAMES_ATTRIBUTION,
+  OSM_ATTRIBUTION,
+  OVERTURE_ATTRIBUTION,
+  parseBoundingBox,
+  SAMPLE_DESCRIPTION,
+  samplePath,
+  type DownloadProgress,
+  type ImportProgress,
+  type ImportSummary,
+  type RegionDownloadResult,
+} from "../../places/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../exit-codes.js";
 import { printJson, printRecord, printRows } from "../output.js";
@@ -41,7 +48,7 @@ export function registerPlaces(program: Command, ctx: CommandContext): void {
     }
     // Check every file before importing any, so a typo in the third name costs nothing.
     for (const file of files) {
-      const { notice } = importerFor(resolve(file), { encoding: options.encoding });
+      const notice = checkImportFile(resolve(file), { encoding: options.encoding });
       if (notice) ctx.warn(notice);
     }
     const service = ctx.openInstance().services.placesImport;

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { badRequest } from "../../core/errors.js";
 import { downloadsDir, findRegion, GeofabrikClient, md5OfFile, regionFileName, type DownloadProgress, type GeofabrikRegion } from "./geofabrik.js";
-import type { ServiceDeps } from "../../services/deps.js";
+import type { Clock } from "../../core/clock.js";
 import type { ImportProgress, ImportSummary, PlacesImportService } from "./places-import.js";
 
 /** What the data directory remembers of each downloaded region (`downloads/regions.json`). */
@@ -34,6 +34,14 @@ export interface RegionDownloadOptions {
   onImport?: (progress: ImportProgress) => void;
 }
 
+export interface RegionDownloadDeps {
+  config: { geofabrikUrl: string; userAgent: string };
+  clock: Clock;
+  /** The data directory: downloads are kept in it. */
+  dataDir: string;
+  placesImport: PlacesImportService;
+}
+
 /**
  * `outreach places download` and `places update` (docs/data.md, "Region downloads"):
  * regions from Geofabrik's index, their extracts kept in `<data dir>/downloads/` and
@@ -43,7 +51,7 @@ export class RegionDownloadService {
   private readonly client: GeofabrikClient;
   private readonly dir: string;
 
-  constructor(private readonly deps: Pick<ServiceDeps, "config" | "clock" | "dataDir"> & { placesImport: PlacesImportService }) {
+  constructor(private readonly deps: RegionDownloadDeps) {
     this.client = new GeofabrikClient(deps.config.geofabrikUrl, deps.config.userAgent);
     this.dir = downloadsDir(deps.dataDir);
   }

@@ -1,7 +1,7 @@
 import { EARTH_RADIUS_KM, toDeg, toRad, type BoundingBox, type LatLng } from "../../core/geo.js";
 
 /**
- * The lead search's grid: the cells its term index is clustered by (src/store/place-terms.ts)
+ * The lead search's grid: the cells its term index is clustered by (src/places/store/place-terms.ts)
  * and the geometry that finds the cells a search circle reaches. Pure arithmetic, shared by
  * the writer (a place's cell) and the reader (a circle's cells), which must agree exactly.
  */
