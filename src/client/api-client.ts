@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
+import { retryAfterSeconds } from "../core/retry-after.js";
 import {
   contract,
   fillPath,
@@ -104,15 +105,6 @@ export interface RetryPolicy {
   maxRetries?: number;
   /** Default 120. */
   maxWaitSeconds?: number;
-}
-
-/** Whole seconds to wait from a `Retry-After` value (seconds, or an HTTP date); undefined when absent or unreadable. */
-export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^[0-9]+$/.test(text)) return Number(text);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /**

@@ -18,15 +18,6 @@ export class ServiceError extends Error {
   }
 }
 
-/** `Retry-After` in seconds (delta form or HTTP date), or undefined. */
-export function retryAfterSeconds(header: string | null, now: number = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
 /**
  * `fetch` with a timeout that also follows `signal`. A timeout or network failure becomes a
  * `ServiceError` naming `service`; the caller's own abort stays an AbortError.

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { retryAfterSeconds } from "../../src/client/api-client.js";
+import { retryAfterSeconds } from "../../src/core/retry-after.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
 import { createTestInstance } from "../helpers/instance.js";

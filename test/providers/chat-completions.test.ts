@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ChatCompletionsClient, retryAfterMs } from "../../src/providers/ai/chat-completions.js";
+import { ChatCompletionsClient } from "../../src/providers/ai/chat-completions.js";
+import { retryAfterMs } from "../../src/core/retry-after.js";
 import { parseJsonAnswer } from "../../src/providers/ai/json-answer.js";
 import { inOrder, startChatStub, type ChatStub } from "../helpers/chat-completions-stub.js";
 

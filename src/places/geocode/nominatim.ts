@@ -1,7 +1,8 @@
 import type { Clock } from "../../core/clock.js";
 import type { LatLng } from "../../core/geo.js";
 import { normaliseKey } from "../../core/text.js";
-import { retryAfterSeconds, ServiceError, serviceFetch } from "../../providers/service-http.js";
+import { retryAfterSeconds } from "../../core/retry-after.js";
+import { ServiceError, serviceFetch } from "../../providers/service-http.js";
 
 export interface NominatimOptions {
   /** `https://nominatim.openstreetmap.org` or a self-hosted instance (`OUTREACH_NOMINATIM_URL`). */

@@ -1,3 +1,6 @@
+import { FULL_DATE, SHORT_DATE } from "./importers/data-date.js";
+import { importFormatOf } from "./importers/index.js";
+
 /**
  * Which extracts are revisions of one another, by file name. Geofabrik publishes a
  * region as `germany-latest.osm.pbf` and as dated copies (`germany-251120.osm.pbf`);
@@ -7,10 +10,8 @@
  * the old name forever.
  */
 
-/** A date or "latest" at the end of a file name's stem: 2025-11-20, 20251120, 251120 (yymmdd), latest. */
-const REVISION_SUFFIX = /[-_.](?:latest|(?:19|20)\d{2}-?(?:0[1-9]|1[0-2])-?(?:0[1-9]|[12]\d|3[01])|\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$/i;
-/** The extensions the importers read (importers/index.ts), longest first. */
-const EXTENSION = /(\.osm\.pbf|\.osm\.bz2|\.osm\.xml|\.osm|\.pbf|\.geoparquet|\.parquet)$/i;
+/** A date (the grammar of `dateFromFileName`) or "latest" at the end of a file name's stem: 2025-11-20, 20251120, 251120 (yymmdd), latest. */
+const REVISION_SUFFIX = new RegExp(String.raw`[-_.](?:latest|${FULL_DATE}|${SHORT_DATE})$`, "i");
 
 /**
  * The series a file name belongs to ("germany.osm.pbf" for germany-latest.osm.pbf,
@@ -18,8 +19,9 @@ const EXTENSION = /(\.osm\.pbf|\.osm\.bz2|\.osm\.xml|\.osm|\.pbf|\.geoparquet|\.
  * date nor "latest" (such a name is only ever the same source as itself).
  */
 export function extractSeries(fileName: string): string | null {
-  const extension = EXTENSION.exec(fileName)?.[1];
-  if (!extension) return null;
+  const format = importFormatOf(fileName);
+  if (!format?.extract) return null;
+  const extension = format.extension;
   const stem = fileName.slice(0, -extension.length);
   const series = stem.replace(REVISION_SUFFIX, "");
   if (series === stem || series === "") return null;

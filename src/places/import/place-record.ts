@@ -1,6 +1,6 @@
 import type { BoundingBox } from "../../core/geo.js";
 import type { Socials } from "../../core/schemas/lead.js";
-import type { PlaceWrite } from "../store/places.js";
+import type { PlaceWrite, SourceKind } from "../store/places.js";
 
 /**
  * One business as the importers hand it to the index: every value already cleaned by the
@@ -54,7 +54,7 @@ export type SkipReason =
 
 /** The file-level facts recorded with a source. */
 export interface SourceInfo {
-  kind: "osm" | "overture" | "csv" | "ndjson";
+  kind: SourceKind;
   /** YYYY-MM-DD (or YYYY-MM when only the month is known), or null. */
   dataDate: string | null;
   licence: string;

@@ -1,9 +1,8 @@
 import type { LatLng } from "../../core/geo.js";
-import type { Lead } from "../../core/schemas/lead.js";
+import type { Lead, SearchSort } from "../../core/schemas/lead.js";
 
-/** The orders a search can return leads in (`relevance` unless asked). */
-export const LEAD_SORTS = ["relevance", "distance", "name"] as const;
-export type LeadSort = (typeof LEAD_SORTS)[number];
+/** The orders a search can return leads in (`relevance` unless asked): the API's `sort` (`SearchSort`). */
+export type LeadSort = SearchSort;
 
 /** One page request to a place search provider. */
 export interface PlaceSearchRequest {

@@ -1,7 +1,8 @@
 import { distanceKm, type BoundingBox } from "../../core/geo.js";
 import { toLead } from "../../core/lead-values.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { retryAfterSeconds, ServiceError, serviceFetch } from "../../providers/service-http.js";
+import { retryAfterSeconds } from "../../core/retry-after.js";
+import { ServiceError, serviceFetch } from "../../providers/service-http.js";
 import { tileCircle, type TileAnswer } from "./circle-tiling.js";
 import { cursorOffset, ListCache, orderLeads, pageOfList } from "./list-pages.js";
 import { PAGE_SIZE, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "../search/provider.js";

@@ -1,4 +1,4 @@
-import { distanceKm, type LatLng } from "../../core/geo.js";
+import { circleBoxes, distanceKm, type LatLng } from "../../core/geo.js";
 import { cellRangesOfBox, cellSql } from "./geo-grid.js";
 import { foldForSearch } from "../../core/text.js";
 import type { Db } from "../../store/connection.js";
@@ -169,16 +169,19 @@ export class LocalitiesRepo {
     return this.db.prepare("SELECT kind, key, name, city, country, lat, lng, place_count FROM localities WHERE key = ? ORDER BY place_count DESC, id").all(key) as LocalityRow[];
   }
 
-  /** Whether the index holds any place within `km` of a point (the box's grid rows through `places_by_cell`, then the circle). */
+  /**
+   * Whether the index holds any place within `km` of a point: the circle's boxes (`circleBoxes`,
+   * the one rule of a circle's cover: across the antimeridian two, at a pole a band), their
+   * grid rows through `places_by_cell`, then the circle.
+   */
   anyPlaceWithin(point: LatLng, km: number): boolean {
-    const dLat = km / 111.2;
-    const dLng = km / (111.2 * Math.max(0.01, Math.cos((point.lat * Math.PI) / 180)));
-    const box = { minLat: point.lat - dLat, maxLat: point.lat + dLat, minLng: point.lng - dLng, maxLng: point.lng + dLng };
     const statement = this.db.prepare(
       `SELECT lat, lng FROM places WHERE ${cellSql("lat", "lng")} BETWEEN ? AND ? AND lat BETWEEN ? AND ? AND lng BETWEEN ? AND ? LIMIT 64`,
     );
-    return cellRangesOfBox(box).some(([first, last]) =>
-      (statement.all(first, last, box.minLat, box.maxLat, box.minLng, box.maxLng) as LatLng[]).some((p) => distanceKm(point, p) <= km),
+    return circleBoxes(point, km).some((box) =>
+      cellRangesOfBox(box).some(([first, last]) =>
+        (statement.all(first, last, box.minLat, box.maxLat, box.minLng, box.maxLng) as LatLng[]).some((p) => distanceKm(point, p) <= km),
+      ),
     );
   }
 

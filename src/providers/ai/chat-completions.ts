@@ -1,4 +1,5 @@
 import { AppError } from "../../core/errors.js";
+import { retryAfterMs } from "../../core/retry-after.js";
 import { parseJsonAnswer } from "./json-answer.js";
 import { RequestSlots } from "./request-slots.js";
 
@@ -53,15 +54,6 @@ const BACKOFF_MS = [500, 1000];
 
 export const providerError = (message: string, cause?: unknown) =>
   new AppError("provider_error", `the AI model failed: ${message}; nothing was saved`, { status: 502, cause });
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { extractSeries } from "../../../src/places/import/extract-series.js";
+import { dateFromFileName } from "../../../src/places/import/importers/data-date.js";
 
 describe("which extracts are revisions of one region", () => {
   test("Geofabrik's latest and dated names, and ISO dates, name one series", () => {
@@ -17,5 +18,20 @@ describe("which extracts are revisions of one region", () => {
     }
     // A different region is a different series, though both are dated.
     expect(extractSeries("austria-251120.osm.pbf")).not.toBe(extractSeries("germany-251120.osm.pbf"));
+  });
+
+  test("a file's data date is read by the same grammar that makes it a revision (issue 28: one rule)", () => {
+    expect(dateFromFileName("germany-251120.osm.pbf")).toBe("2025-11-20");
+    expect(dateFromFileName("germany-2025-11-20.osm.pbf")).toBe("2025-11-20");
+    expect(dateFromFileName("Germany-20251120.osm.pbf")).toBe("2025-11-20");
+    expect(dateFromFileName("liechtenstein-2026-03-29.osm.pbf")).toBe("2026-03-29");
+    expect(dateFromFileName("helsinki-2019-04.csv")).toBe("2019-04");
+    // Six digits are a date only where Geofabrik puts one, at the end of the stem.
+    expect(dateFromFileName("shop-251120-list.csv")).toBeNull();
+    expect(dateFromFileName("germany-latest.osm.pbf")).toBeNull();
+    for (const name of ["germany-251120.osm.pbf", "germany-2025-11-20.osm.pbf", "germany_20251120.osm.pbf"]) {
+      expect(extractSeries(name), name).not.toBeNull();
+      expect(dateFromFileName(name), name).toBe("2025-11-20");
+    }
   });
 });

@@ -62,4 +62,17 @@ describe("localities (the geocoder's index of the imported data)", () => {
     localities.rebuild();
     expect(localities.find("kamppi")).toEqual([]);
   });
+
+  test("whether any place lies near a point reads the circle's own cover: across the antimeridian and near a pole too", () => {
+    const { repo, source, localities } = setup();
+    repo.upsertBatch(source("edges.csv").id, [
+      place("fiji", { lat: -16.5, lng: 179.99 }),
+      place("north", { lat: 89.95, lng: -100 }),
+    ], "t");
+    // 2.1 km west across the antimeridian, and 5.6 km across the pole (the other side's longitude).
+    expect(localities.anyPlaceWithin({ lat: -16.5, lng: -179.99 }, 3)).toBe(true);
+    expect(localities.anyPlaceWithin({ lat: 89.95, lng: 80 }, 12)).toBe(true);
+    expect(localities.anyPlaceWithin({ lat: -16.5, lng: -179.9 }, 3)).toBe(false);
+    expect(localities.anyPlaceWithin({ lat: 47.14, lng: 9.52 }, 50)).toBe(false);
+  });
 });
