@@ -176,10 +176,9 @@ export class LeadSearchService {
         signal.throwIfAborted();
         // An empty first page says plainly when nothing was imported there to find (unless the
         // local source already said its whole index is empty).
-        const saidByLocal = page.warnings?.some((w) => w.startsWith("local:")) ?? false;
         const warnings = [
           ...(page.warnings ?? []),
-          ...(cursor === null && leads.length === 0 && !saidByLocal && !deps.geocoder.hasPlacesWithin(center, params.radiusKm) ? [noPlacesNear(params.location, center, params.radiusKm)] : []),
+          ...(cursor === null && leads.length === 0 && !page.indexEmpty && !deps.geocoder.hasPlacesWithin(center, params.radiusKm) ? [noPlacesNear(params.location, center, params.radiusKm)] : []),
         ];
         yield {
           type: "complete",

@@ -111,8 +111,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
       page = this.pageOf(matches.sort(compare), offset);
     }
     const hasMore = page.consumed < matches.length;
-    const warnings = offset === 0 && matches.length === 0 && this.repo.isEmpty() ? [EMPTY_INDEX_WARNING] : undefined;
-    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean, ...(warnings ? { warnings } : {}) };
+    const indexEmpty = offset === 0 && matches.length === 0 && this.repo.isEmpty();
+    return { leads: page.leads, nextCursor: hasMore ? `o:${offset + page.leads.length}` : null, didYouMean, ...(indexEmpty ? { warnings: [EMPTY_INDEX_WARNING], indexEmpty } : {}) };
   }
 
   prepare(): void {

@@ -33,6 +33,11 @@ export interface PlaceSearchPage {
    * answered, a request budget that ran out, an empty index (the result's `warnings`).
    */
   warnings?: string[];
+  /**
+   * The local index holds no place at all (its warning says so and how to import some): the
+   * lead search then adds no "nothing imported near here" of its own.
+   */
+  indexEmpty?: boolean;
   /** Requests this page sent to outside services, by source (Google's are billed per request). */
   requests?: Record<string, number>;
   /**

@@ -12,6 +12,8 @@ const MERGED_TTL_MS = 10 * 60 * 1000;
 interface MergedList {
   leads: Lead[];
   warnings: string[];
+  /** A source's first page said the local index is empty. */
+  indexEmpty: boolean;
 }
 
 /**
@@ -58,6 +60,7 @@ export class PlaceSources implements PlaceSearchProvider {
     return {
       ...pageOfList(orderLeads(list.leads, request.sort, request.center), offset, "m"),
       ...(offset === 0 && list.warnings.length ? { warnings: list.warnings } : {}),
+      ...(offset === 0 && list.indexEmpty ? { indexEmpty: true } : {}),
       ...(offset === 0 ? { requests: list.requests } : {}),
     };
   }
@@ -92,10 +95,12 @@ export class PlaceSources implements PlaceSearchProvider {
     const warnings: string[] = [];
     const failures: string[] = [];
     const lists: Lead[][] = [];
+    let indexEmpty = false;
     outcomes.forEach((outcome, i) => {
       if (outcome.status === "fulfilled") {
         lists.push(outcome.value.leads);
         warnings.push(...outcome.value.warnings);
+        indexEmpty ||= outcome.value.indexEmpty;
         return;
       }
       // An outside service's failure says what happened; any other error only that the source failed.
@@ -104,24 +109,26 @@ export class PlaceSources implements PlaceSearchProvider {
       warnings.push(`${reason}; results are from the other sources`);
     });
     if (lists.length === 0) throw new ServiceError(failures.join("; "));
-    const list: MergedList = { leads: mergeRankedLists(lists), warnings };
+    const list: MergedList = { leads: mergeRankedLists(lists), warnings, indexEmpty };
     this.merged.set(key, list);
     return { ...list, requests };
   }
 
   /** One source's ranked leads, page after page, up to the cap. */
-  private async readAll(name: string, request: PlaceSearchRequest, requests: Record<string, number>): Promise<{ leads: Lead[]; warnings: string[] }> {
+  private async readAll(name: string, request: PlaceSearchRequest, requests: Record<string, number>): Promise<{ leads: Lead[]; warnings: string[]; indexEmpty: boolean }> {
     const provider = this.provider(name);
     const leads: Lead[] = [];
     const warnings: string[] = [];
+    let indexEmpty = false;
     let cursor: string | null = null;
     do {
       const page: PlaceSearchPage = await provider.search({ ...request, cursor, sources: undefined });
       for (const lead of page.leads) leads.push({ ...lead, sources: [name] });
       warnings.push(...(page.warnings ?? []));
+      indexEmpty ||= page.indexEmpty === true;
       for (const [source, n] of Object.entries(page.requests ?? {})) requests[source] = (requests[source] ?? 0) + n;
       cursor = page.nextCursor;
     } while (cursor !== null && leads.length < MAX_LEADS_PER_SOURCE);
-    return { leads: leads.slice(0, MAX_LEADS_PER_SOURCE), warnings };
+    return { leads: leads.slice(0, MAX_LEADS_PER_SOURCE), warnings, indexEmpty };
   }
 }
