@@ -1,32 +1,5 @@
-import { distanceKm } from "../../core/geo.js";
 import type { Lead } from "../../core/schemas/lead.js";
-import { businessNameKey } from "../search/same-business.js";
-
-/** Same folded name this close: one business (docs/api.md, "Sources"). */
-const SAME_NAME_KM = 0.05;
-/**
- * Same website domain or international phone this close: one business. Not further,
- * because branches of a chain share both (every McDonald's has mcdonalds.com).
- */
-const SAME_CONTACT_KM = 1;
-
-/** The international phone's digits ("+377 93 15 00 00" → "37793150000"); a national number says too little. */
-function phoneKey(phone: string | null): string | null {
-  if (!phone || !phone.trim().startsWith("+")) return null;
-  return phone.replace(/\D/g, "");
-}
-
-/** Whether two records (of two sources, or two tiles) are one business. */
-function sameBusiness(a: Lead, b: Lead): boolean {
-  if (a.placeId === b.placeId) return true;
-  const d = distanceKm(a, b);
-  if (d <= SAME_CONTACT_KM) {
-    if (a.domain && a.domain === b.domain) return true;
-    const pa = phoneKey(a.phone);
-    if (pa && pa === phoneKey(b.phone)) return true;
-  }
-  return d <= SAME_NAME_KM && businessNameKey(a.name) === businessNameKey(b.name);
-}
+import { sameBusinessAcrossSources } from "../search/same-business.js";
 
 /** How much a record says: the fields a lead is worth having for. */
 function richness(lead: Lead): number {
@@ -59,8 +32,7 @@ export function mergeLeads(first: Lead, other: Lead): Lead {
 /**
  * One list from several sources' ranked lists: taken in turns (the first of each source,
  * then the second of each…), each record merged into an earlier one of the same business
- * (same place ID; same website domain or international phone within 1 km; same folded
- * name within 50 m) or kept as a new lead.
+ * (`sameBusinessAcrossSources`) or kept as a new lead.
  */
 export function mergeRankedLists(lists: ReadonlyArray<readonly Lead[]>): Lead[] {
   const merged: Lead[] = [];
@@ -69,7 +41,7 @@ export function mergeRankedLists(lists: ReadonlyArray<readonly Lead[]>): Lead[] 
     for (const list of lists) {
       const lead = list[rank];
       if (!lead) continue;
-      const index = merged.findIndex((m) => sameBusiness(m, lead));
+      const index = merged.findIndex((m) => sameBusinessAcrossSources(m, lead));
       if (index === -1) merged.push(lead);
       else merged[index] = mergeLeads(merged[index]!, lead);
     }
