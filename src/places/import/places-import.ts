@@ -175,7 +175,6 @@ export class PlacesImportService {
     // A replacement of a region already in the index is atomic; anything else writes batch by batch.
     const target = existing ?? sibling;
     const outcome = options.replace && target ? await this.replaceSource(target, run) : await this.importInPlace(run, sibling);
-    const stats = this.repo.sourceStats().find((s) => s.id === outcome.sourceId);
     const { info } = outcome;
     return {
       file: name,
@@ -184,13 +183,16 @@ export class PlacesImportService {
       skipped: outcome.read.skipped,
       rejectedRows: outcome.read.rejectedRows,
       total: outcome.placeCount,
-      withWebsite: stats?.with_website ?? 0,
-      withPhone: stats?.with_phone ?? 0,
-      withEmail: stats?.with_email ?? 0,
-      seconds: (performance.now() - started) / 1000,
+      ...this.contactCounts(outcome.sourceId, started),
       unchangedFile: false,
       ...continued,
     };
+  }
+
+  /** How many of a source's places have a website, phone, email; and the import's seconds so far. */
+  private contactCounts(sourceId: number, started: number): Pick<ImportSummary, "withWebsite" | "withPhone" | "withEmail" | "seconds"> {
+    const stats = this.repo.sourceStats().find((s) => s.id === sourceId);
+    return { withWebsite: stats?.with_website ?? 0, withPhone: stats?.with_phone ?? 0, withEmail: stats?.with_email ?? 0, seconds: (performance.now() - started) / 1000 };
   }
 
   /**
@@ -298,7 +300,6 @@ export class PlacesImportService {
 
   /** The summary of a re-import the fingerprint showed has nothing to change. */
   private unchangedSummary(source: PlaceSourceRow, started: number): ImportSummary {
-    const stats = this.repo.sourceStats().find((s) => s.id === source.id);
     return {
       file: source.name,
       source: { name: source.name, kind: source.kind, dataDate: source.data_date, licence: source.licence },
@@ -309,10 +310,7 @@ export class PlacesImportService {
       skipped: {},
       rejectedRows: [],
       total: source.place_count,
-      withWebsite: stats?.with_website ?? 0,
-      withPhone: stats?.with_phone ?? 0,
-      withEmail: stats?.with_email ?? 0,
-      seconds: (performance.now() - started) / 1000,
+      ...this.contactCounts(source.id, started),
       unchangedFile: true,
     };
   }
