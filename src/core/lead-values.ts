@@ -1,4 +1,5 @@
 import { parse as parseDomain } from "tldts";
+import { checkEmailSyntax } from "./email-syntax.js";
 import type { Lead, Socials } from "./schemas/lead.js";
 import { capLength, collapseWhitespace } from "./text.js";
 
@@ -97,19 +98,22 @@ export function cleanPhone(value: unknown): string | null {
   return raw.length <= BOUNDS.phone ? raw : null;
 }
 
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+)$/;
-
-/** An email address: `mailto:` stripped, domain lower-cased (never the local part), real TLD. */
+/**
+ * An email address: `mailto:` stripped, the address grammar (`checkEmailSyntax`: RFC 5321
+ * with RFC 6531's internationalised addresses, the one the verification checks too), domain
+ * lower-cased (never the local part), a registrable domain under a real TLD. Every email a
+ * lead holds went through it: the importers', the live sources' and the websites' (the
+ * extractor's `cleanEmail` adds what only a web page needs).
+ */
 export function cleanEmail(value: unknown): string | null {
   let raw = firstOf(value);
   if (!raw) return null;
   raw = raw.replace(/^mailto:/i, "").split("?")[0] ?? "";
-  const match = EMAIL.exec(raw);
-  if (!match || raw.length > BOUNDS.email) return null;
+  if (raw.length > BOUNDS.email || !checkEmailSyntax(raw).ok) return null;
   const at = raw.lastIndexOf("@");
   const domain = raw.slice(at + 1).toLowerCase();
   const parsed = parseDomain(domain);
-  if (!parsed.domain || !parsed.isIcann) return null;
+  if (!parsed.domain || !parsed.isIcann || parsed.isIp) return null;
   return raw.slice(0, at) + "@" + domain;
 }
 

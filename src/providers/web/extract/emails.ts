@@ -1,4 +1,4 @@
-import { parse as parseDomain } from "tldts";
+import { cleanEmail as leadEmail } from "../../../core/lead-values.js";
 import { scanAddresses } from "./address-scan.js";
 import { jsonLdNodes, stringsOf } from "./json-ld.js";
 import type { Cue } from "./ownership.js";
@@ -48,18 +48,19 @@ export function cleanEmail(raw: string): string | undefined {
     .replace(/^(u003[ce]|\\u003[ce])/i, "")
     .replace(/^[.'_-]+/, "")
     .replace(/[.,;:'-]+$/, "");
-  if (value.length > 254 || !EMAIL_SHAPE.test(value)) return undefined;
-  const at = value.lastIndexOf("@");
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1).toLowerCase();
-  if (local.startsWith(".") || local.endsWith(".") || local.includes("..") || domain.includes("..")) return undefined;
-  if (ASSET_SUFFIX.test(value) || JUNK_DOMAINS.test(domain) || NO_REPLY.test(local) || PLACEHOLDER_LOCAL.test(local)) return undefined;
+  // The shape of an address in page text first (no quoted or non-ASCII local parts there),
+  // then the one address grammar every lead's email passes, with a registrable domain under
+  // a Public Suffix List TLD (rejects "2x.png", "x.local"): core/lead-values.ts.
+  if (!EMAIL_SHAPE.test(value)) return undefined;
+  const address = leadEmail(value);
+  if (!address) return undefined;
+  const at = address.lastIndexOf("@");
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (ASSET_SUFFIX.test(address) || JUNK_DOMAINS.test(domain) || NO_REPLY.test(local) || PLACEHOLDER_LOCAL.test(local)) return undefined;
   // Long hex local parts are tracking keys (Sentry DSNs), not inboxes.
   if (/^[0-9a-f]{16,}$/i.test(local)) return undefined;
-  // A real, registrable domain under a Public Suffix List TLD (rejects "2x.png", "x.local").
-  const parsed = parseDomain(domain);
-  if (!parsed.isIcann || !parsed.domain || parsed.isIp) return undefined;
-  return `${local}@${domain}`;
+  return address;
 }
 
 /** Cloudflare email obfuscation: the first hex byte is the XOR key for the rest. */
