@@ -6,6 +6,7 @@ import type { Db } from "./connection.js";
 import { raisePageCache } from "./page-cache.js";
 import { rowsOfPacked, type CellPostingsByTerm, type CellPostingsRow, type PackedCellPostings } from "./packed-cell-postings.js";
 import { eachTermOf } from "./place-terms.js";
+import { PlaceLabelWords } from "./place-label-words.js";
 import { putVarint, readVarint } from "./varint.js";
 
 
@@ -473,16 +474,20 @@ export class PlacePostingsRepo {
 
   /**
    * Writes a chunk of cells' rebuilt rows (in write order): the cells' old rows go, the new
-   * ones come, the cells leave the stale list. Called inside the chunk's transaction.
+   * ones come, their places' label words are listed (`place-label-words.ts`), the cells
+   * leave the stale list. Called inside the chunk's transaction.
    */
   private chunkWriter(): (cells: readonly number[], rows: Iterable<CellPostingsRow>) => void {
     const drop = this.db.prepare("DELETE FROM place_postings WHERE cell IN (SELECT value FROM json_each(?))");
     const insert = this.db.prepare("INSERT INTO place_postings (term, cell, postings) VALUES (?, ?, ?)");
     const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))");
+    const labelWords = PlaceLabelWords.of(this.db);
     return (cells, rows) => {
       const cellsJson = JSON.stringify(cells);
       drop.run(cellsJson);
       for (const [term, cell, blob] of rows) insert.run(term, cell, blob);
+      // A fresh cell's label words are listed before a search can read it as packed.
+      labelWords?.addFromCells(cellsJson);
       clear.run(cellsJson);
     };
   }
