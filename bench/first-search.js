@@ -4,13 +4,14 @@
 // then two `outreach leads search` processes one after the other, each timed from spawn to
 // exit. Two builds in the same run, rounds interleaved: as built (the vocabulary shipped in
 // dist/category-vocabulary.json) and as before it (that file moved aside for the round, so
-// the first search builds the vocabulary and caches it). Medians of 3; load average printed.
+// the first search builds the vocabulary and caches it). Medians of 3 (of each round's ratio);
+// wall and CPU seconds (GNU time's user + system: steadier on a loaded machine); load average printed.
 //
 //   npm run build && node bench/first-search.js [--runs 3]
 //
 // Nothing leaves the machine: --source local, enrichment off, a point instead of a place name.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,10 +28,15 @@ if (!existsSync(BUILT)) throw new Error("dist/category-vocabulary.json is missin
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Wall seconds from spawn to exit, and the CPU seconds the process used (user + system, from GNU time: steadier than wall time on a loaded machine). */
 function outreach(args, env) {
   const started = performance.now();
-  execFileSync(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
-  return (performance.now() - started) / 1000;
+  const cpuFile = join(tmpdir(), `outreach-bench-cpu-${process.pid}`);
+  execFileSync("/usr/bin/time", ["-f", "%U %S", "-o", cpuFile, process.execPath, BIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const seconds = (performance.now() - started) / 1000;
+  const [user, system] = readFileSync(cpuFile, "utf8").trim().split(/\s+/).map(Number);
+  rmSync(cpuFile, { force: true });
+  return { seconds, cpu: user + system };
 }
 
 const SEARCH = ["leads", "search", "--keywords", "Zahnarzt", "--lat", "47.141", "--lng", "9.521", "--radius", "10", "--source", "local", "--json"];
@@ -62,7 +68,7 @@ for (let i = 0; i < RUNS; i++) {
   for (const [name, built] of variants) {
     const r = round(built);
     results.get(name).push(r);
-    process.stderr.write(`round ${i + 1}, ${name}: first ${r.first.toFixed(2)} s, second ${r.second.toFixed(2)} s (load ${load()})\n`);
+    process.stderr.write(`round ${i + 1}, ${name}: first ${r.first.seconds.toFixed(2)} s (${r.first.cpu.toFixed(2)} CPU s), second ${r.second.seconds.toFixed(2)} s (${r.second.cpu.toFixed(2)} CPU s) (load ${load()})\n`);
   }
 }
 console.log(`First search on a fresh machine ÷ the second, median of ${RUNS} (${new Date().toISOString()}, node ${process.version}, load average ${load()})`);
@@ -71,9 +77,12 @@ console.table(
     const runs = results.get(name);
     return {
       build: name,
-      "first s": median(runs.map((r) => r.first)).toFixed(2),
-      "second s": median(runs.map((r) => r.second)).toFixed(2),
-      "first ÷ second (median of ratios)": median(runs.map((r) => r.first / r.second)).toFixed(2),
+      "first s": median(runs.map((r) => r.first.seconds)).toFixed(2),
+      "second s": median(runs.map((r) => r.second.seconds)).toFixed(2),
+      "first ÷ second, wall": median(runs.map((r) => r.first.seconds / r.second.seconds)).toFixed(2),
+      "first CPU s": median(runs.map((r) => r.first.cpu)).toFixed(2),
+      "second CPU s": median(runs.map((r) => r.second.cpu)).toFixed(2),
+      "first ÷ second, CPU": median(runs.map((r) => r.first.cpu / r.second.cpu)).toFixed(2),
     };
   }),
 );

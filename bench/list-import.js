@@ -5,8 +5,11 @@
 // speed as a ratio to the PBF's. Issue 27, item 4: NDJSON ≥ 20,000 places/s at 300k
 // places, peak RSS < 1 GB.
 //
-//   npm run build && node bench/list-import.js [--places 300000] [--runs 3] [--formats ndjson,csv,pbf]
+//   npm run build && node bench/list-import.js [--places 300000] [--runs 3] [--formats ndjson,csv,pbf] [--baseline DIR]
 //
+// --baseline DIR: also import the lists with the build in DIR/dist (another commit's tree,
+// built: `git archive REV | tar -x -C DIR`, node_modules linked, `npx tsc` there), in the
+// same rounds: before and after side by side.
 // The three files are synthetic and deterministic (no data needed), written to /tmp and
 // removed afterwards: a business mix around 400 towns (bench/_synthetic-places.js), each
 // with a category, 55 % with an address, 30 % a website, 35 % a phone. Each import runs in a
@@ -16,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { CATEGORIES, gaussian, pickTown, random, reseed, TOWNS } from "./_synthetic-places.js";
 import { PbfWriter } from "./_pbf-writer.js";
@@ -26,13 +29,15 @@ const { values } = parseArgs({
     places: { type: "string", default: "300000" },
     runs: { type: "string", default: "3" },
     formats: { type: "string", default: "ndjson,csv,pbf" },
+    baseline: { type: "string" },
     child: { type: "string" },
+    dist: { type: "string" },
   },
 });
 
 if (values.child) {
   // One import into a fresh data directory; prints its figures as JSON.
-  const { openInstance } = await import("../dist/services/instance.js");
+  const { openInstance } = await import(pathToFileURL(join(values.dist ?? join(import.meta.dirname, "..", "dist"), "services", "instance.js")).href);
   const dir = mkdtempSync(join(tmpdir(), "outreach-bench-list-"));
   const instance = openInstance({ dataDir: dir, env: { ...process.env, OUTREACH_SECRET_KEY: "" } });
   try {
@@ -136,11 +141,16 @@ try {
   if (FORMATS.includes("ndjson")) await writeLines(files.ndjson, ndjsonLines());
   if (FORMATS.includes("csv")) await writeLines(files.csv, csvLines());
   if (FORMATS.includes("pbf")) writePbf(files.pbf);
-  const runs = Object.fromEntries(FORMATS.map((f) => [f, []]));
+  // Each variant: a file and the build that imports it.
+  const variants = FORMATS.map((format) => ({ name: format, file: files[format], dist: [] }));
+  if (values.baseline) {
+    for (const format of FORMATS.filter((f) => f !== "pbf")) variants.push({ name: `${format} @ baseline`, file: files[format], dist: ["--dist", join(values.baseline, "dist")] });
+  }
+  const runs = Object.fromEntries(variants.map((v) => [v.name, []]));
   const loads = [];
   for (let round = 0; round < RUNS; round++) {
-    for (const format of FORMATS) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", files[format]], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    for (const { name: format, file, dist } of variants) {
+      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", file, ...dist], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
       const run = JSON.parse(out.trim().split("\n").pop());
       runs[format].push(run);
       loads.push(loadavg()[0]);
@@ -148,7 +158,7 @@ try {
     }
   }
   const pbfRate = runs.pbf ? N / median(runs.pbf.map((r) => r.seconds)) : null;
-  const rows = FORMATS.map((format) => {
+  const rows = variants.map(({ name: format }) => {
     const seconds = median(runs[format].map((r) => r.seconds));
     const rate = runs[format][0].places / seconds;
     return {

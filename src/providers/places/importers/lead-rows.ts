@@ -256,31 +256,41 @@ export function chunkTransferables(result: LeadChunkResult | LeadChunkFailure): 
 }
 
 
-function countLineFeeds(text: string): number {
+/**
+ * The character a CSV's lines end with, as csv-parse detects it: a line feed (also of
+ * CRLF), or a carriage return alone (old Mac exports), judged on the text's start.
+ */
+function lineBreakOf(text: string): number {
+  return text.includes("\n") || !text.includes("\r") ? 10 : 13;
+}
+
+/** Lines ended in `text` (their number, as csv-parse counts the file's lines). */
+function countLineBreaks(text: string, lineBreak: number): number {
+  const char = String.fromCharCode(lineBreak);
   let n = 0;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n++;
   return n;
 }
 
-/** Where the CSV record starting at `from` ends: after its first line feed outside quotes (the text's end if none). */
-function recordEnd(text: string, from: number): number {
+/** Where the CSV record starting at `from` ends: after its first line break outside quotes (the text's end if none). */
+function recordEnd(text: string, from: number, lineBreak: number): number {
   let quoted = false;
   for (let i = from; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) quoted = !quoted;
-    else if (c === 10 && !quoted) return i + 1;
+    else if (c === lineBreak && !quoted) return i + 1;
   }
   return text.length;
 }
 
-/** After the last line feed outside quotes in `text` (which starts outside quotes), or 0. */
-function lastRecordEnd(text: string): number {
+/** After the last line break outside quotes in `text` (which starts outside quotes), or 0. */
+function lastRecordEnd(text: string, lineBreak: number): number {
   let quoted = false;
   let end = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) quoted = !quoted;
-    else if (c === 10 && !quoted) end = i + 1;
+    else if (c === lineBreak && !quoted) end = i + 1;
   }
   return end;
 }
@@ -395,19 +405,20 @@ export class LeadRowsImporter implements PlaceImporter {
     const { encoding, delimiter } = this.layout!;
     const input = textStream(this.path, encoding);
     let columns: string[] | undefined;
+    let lineBreak: number | undefined;
     let line = 1;
     let pending = "";
-    const chunk = (text: string): LeadChunkTask | undefined => {
+    const chunk = (text: string, breakChar: number): LeadChunkTask | undefined => {
       const firstLine = line;
-      line += countLineFeeds(text);
+      line += countLineBreaks(text, breakChar);
       if (!columns) {
         // Blank lines before the header, then its record (one line unless quoted).
-        const blank = /^(?:[ \t]*\r?\n)*/.exec(text)![0].length;
-        const end = recordEnd(text, blank);
+        const blank = /^(?:[ \t]*(?:\r\n|\n|\r))*/.exec(text)![0].length;
+        const end = recordEnd(text, blank, breakChar);
         const parsed = parseCsvText(text.slice(blank, end), { delimiter, bom: true, relax_column_count: true, trim: true }) as string[][];
         columns = (parsed[0] ?? []).map(columnName);
         const rest = text.slice(end);
-        return rest === "" ? undefined : { format: "csv", text: rest, firstLine: firstLine + countLineFeeds(text.slice(0, end)), sourceKey, columns, delimiter };
+        return rest === "" ? undefined : { format: "csv", text: rest, firstLine: firstLine + countLineBreaks(text.slice(0, end), breakChar), sourceKey, columns, delimiter };
       }
       return { format: "csv", text, firstLine, sourceKey, columns, delimiter };
     };
@@ -416,13 +427,14 @@ export class LeadRowsImporter implements PlaceImporter {
         signal?.throwIfAborted();
         pending += piece as string;
         if (pending.length < this.chunkBytes) continue;
-        const cut = lastRecordEnd(pending);
+        lineBreak ??= lineBreakOf(pending);
+        const cut = lastRecordEnd(pending, lineBreak);
         if (cut <= 0) continue;
-        const task = chunk(pending.slice(0, cut));
+        const task = chunk(pending.slice(0, cut), lineBreak);
         pending = pending.slice(cut);
         if (task) yield task;
       }
-      const last = pending === "" ? undefined : chunk(pending);
+      const last = pending === "" ? undefined : chunk(pending, lineBreak ?? lineBreakOf(pending));
       if (last) yield last;
     } catch (err) {
       if (err instanceof AppError) throw err;
