@@ -4,7 +4,7 @@ import { basename } from "node:path";
 import { parse as parseCsvText } from "csv-parse/sync";
 import { AppError, badRequest } from "../../../core/errors.js";
 import { compiledWorkerFile, TaskThreads } from "../../../core/task-threads.js";
-import { delimiterName, readTextHead, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
+import { countLineBreaks, delimiterName, lastRecordEnd, lineBreakOf, readTextHead, recordEnd, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
 import type { Socials } from "../../../core/schemas/lead.js";
 import { normaliseKey } from "../../../core/text.js";
 import {
@@ -255,45 +255,6 @@ export function chunkTransferables(result: LeadChunkResult | LeadChunkFailure): 
   return "error" in result ? [] : [result.items.numbers.buffer as ArrayBuffer, result.lines.buffer as ArrayBuffer];
 }
 
-
-/**
- * The character a CSV's lines end with, as csv-parse detects it: a line feed (also of
- * CRLF), or a carriage return alone (old Mac exports), judged on the text's start.
- */
-function lineBreakOf(text: string): number {
-  return text.includes("\n") || !text.includes("\r") ? 10 : 13;
-}
-
-/** Lines ended in `text` (their number, as csv-parse counts the file's lines). */
-function countLineBreaks(text: string, lineBreak: number): number {
-  const char = String.fromCharCode(lineBreak);
-  let n = 0;
-  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n++;
-  return n;
-}
-
-/** Where the CSV record starting at `from` ends: after its first line break outside quotes (the text's end if none). */
-function recordEnd(text: string, from: number, lineBreak: number): number {
-  let quoted = false;
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) quoted = !quoted;
-    else if (c === lineBreak && !quoted) return i + 1;
-  }
-  return text.length;
-}
-
-/** After the last line break outside quotes in `text` (which starts outside quotes), or 0. */
-function lastRecordEnd(text: string, lineBreak: number): number {
-  let quoted = false;
-  let end = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) quoted = !quoted;
-    else if (c === lineBreak && !quoted) end = i + 1;
-  }
-  return end;
-}
 
 /** CSV or NDJSON rows in the Lead shape. */
 export class LeadRowsImporter implements PlaceImporter {
