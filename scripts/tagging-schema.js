@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Extracts what the lead search's category vocabulary reads from the iD editor's tagging
 // schema (npm @openstreetmap/id-tagging-schema, ISC) into dist/tagging-schema/, at build
-// time (`npm run build`, `prepare`; the tests' global setup when it is missing).
+// time (`npm run build`, `prepare`; the tests' global setup when it is missing), and,
+// once the sources are compiled, writes the vocabulary built from it to
+// dist/category-vocabulary.json (so the build runs it after tsc).
 //
 // Why not a dependency: the package is JSON data that any Node reads, but its package.json
 // asks for node >= 22 (for its own build tools), so `npm ci` on Node 20 warned EBADENGINE
@@ -17,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const TAGGING_SCHEMA = { name: "@openstreetmap/id-tagging-schema", version: "7.2.0" };
 
@@ -77,6 +79,29 @@ export function extractTaggingSchema() {
   }
 }
 
+/**
+ * The category vocabulary built from the extract by the compiled build
+ * (dist/places/vocabulary/vocabulary-build.js), written to dist/category-vocabulary.json
+ * with the stamp it was built under (format, tagging schema and name-suggestion-index
+ * versions; the program uses it only when that stamp is the installed packages'): a fresh
+ * machine's first search reads it instead of building it for seconds. `force` rebuilds it
+ * (the build: the code that makes it may have changed); otherwise (the tests' global setup)
+ * a copy whose stamp is current stays. Returns whether it was written; false before a compile.
+ */
+export async function writeBuiltVocabulary({ force = false } = {}) {
+  const module = join(ROOT, "dist", "places", "vocabulary", "vocabulary-build.js");
+  if (!existsSync(module)) return false;
+  const { buildVocabulary, readBuiltVocabulary, BUILT_VOCABULARY_FILE } = await import(pathToFileURL(module).href);
+  if (!force && readBuiltVocabulary()) return false;
+  const file = join(ROOT, "dist", BUILT_VOCABULARY_FILE);
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(buildVocabulary()));
+  // Moved in whole: a killed build never leaves half a file with a current stamp.
+  renameSync(temporary, file);
+  return true;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (extractTaggingSchema()) process.stdout.write(`dist/tagging-schema: ${TAGGING_SCHEMA.name} ${TAGGING_SCHEMA.version} extracted\n`);
+  if (await writeBuiltVocabulary({ force: true })) process.stdout.write("dist/category-vocabulary.json: built\n");
 }

@@ -229,3 +229,48 @@ export function sniffDelimiter(text: string, { complete = true }: { complete?: b
 export function delimiterName(delimiter: string): string {
   return delimiter === "\t" ? "tab" : `"${delimiter}"`;
 }
+
+/*
+ * CSV record boundaries, for reading a CSV in chunks of whole records (the places list
+ * importer's parsing threads): a record ends at a line break outside quotes (a quoted field
+ * may hold line breaks; `""` inside one keeps the count of quotes even).
+ */
+
+/**
+ * The character a CSV's lines end with, as csv-parse detects it: a line feed (also of
+ * CRLF), or a carriage return alone (old Mac exports), judged on the text's start.
+ */
+export function lineBreakOf(text: string): number {
+  return text.includes("\n") || !text.includes("\r") ? 10 : 13;
+}
+
+/** Lines ended in `text` (their number, as csv-parse counts the file's lines). */
+export function countLineBreaks(text: string, lineBreak: number): number {
+  const char = String.fromCharCode(lineBreak);
+  let n = 0;
+  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n++;
+  return n;
+}
+
+/** Where the CSV record starting at `from` ends: after its first line break outside quotes (the text's end if none). */
+export function recordEnd(text: string, from: number, lineBreak: number): number {
+  let quoted = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) quoted = !quoted;
+    else if (c === lineBreak && !quoted) return i + 1;
+  }
+  return text.length;
+}
+
+/** After the last line break outside quotes in `text` (which starts outside quotes), or 0. */
+export function lastRecordEnd(text: string, lineBreak: number): number {
+  let quoted = false;
+  let end = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) quoted = !quoted;
+    else if (c === lineBreak && !quoted) end = i + 1;
+  }
+  return end;
+}

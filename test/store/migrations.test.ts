@@ -6,7 +6,11 @@ import { openDatabase, schemaVersion, StoreError, type Db } from "../../src/stor
 import { dropPlacesFts } from "../../src/store/migrations/014-drop-places-fts.js";
 import { postingsFromPlaces } from "../../src/store/migrations/019-postings-from-places.js";
 import { MIGRATIONS, type Migration } from "../../src/store/migrations/index.js";
+import { placeLabelWords } from "../../src/store/migrations/030-place-label-words.js";
 import { tempDir } from "../helpers/data-dir.js";
+import { createTestInstance } from "../helpers/instance.js";
+import { rebuildsRequested } from "../helpers/place-terms.js";
+import { cellSql } from "../../src/places/store/geo-grid.js";
 
 const tables = (db: Db) =>
   (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
@@ -88,5 +92,30 @@ describe("database and migrations", () => {
     db.exec("DELETE FROM places WHERE id = 1");
     expect(rtree()).toHaveLength(1);
     db.close();
+  });
+  it("lists the label words of places written before migration 030 (folded as the search folds them) when the instance opens, and the labelled places by cell", () => {
+    const dataDir = tempDir();
+    const file = join(dataDir, "outreach.db");
+    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(placeLabelWords)));
+    const source = before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'list.csv', 'x', 'x', 'now')").run().lastInsertRowid;
+    const insert = before.prepare(
+      "INSERT INTO places (place_id, source_id, name, address, lat, lng, categories, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'x', 47.1, 9.5, '[]', ?, '', 'now')",
+    );
+    insert.run("csv:list:1", source, "Müller AG", "Müller Spezial; Key-Account");
+    insert.run("csv:list:2", source, "Bäckerei Huber", "");
+    before.close();
+    // The migration stands alone: it makes the table and asks opening the instance to fill it.
+    const migrated = openDatabase(file);
+    expect(migrated.prepare("SELECT count(*) FROM place_label_words").pluck().get()).toBe(0);
+    expect(rebuildsRequested(migrated)).toContain("label-words");
+    migrated.close();
+    const db = createTestInstance({ dataDir }).services.deps.db;
+    expect(db.prepare("SELECT word FROM place_label_words ORDER BY word").pluck().all()).toEqual(["account", "key", "muller", "spezial"]);
+    expect(rebuildsRequested(db)).not.toContain("label-words");
+    // The chunk writer's read of a chunk's labelled places goes through the partial index, not every place of the cells.
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT DISTINCT category_text FROM places WHERE ${cellSql("lat", "lng")} IN (SELECT value FROM json_each(?)) AND category_text <> ''`)
+      .all("[1]") as Array<{ detail: string }>;
+    expect(plan.map((row) => row.detail).join("\n")).toContain("places_labelled_by_cell");
   });
 });

@@ -17,6 +17,7 @@ import { PlacePostingsRepo } from "../store/place-postings.js";
 import { PlaceStaging } from "../store/place-staging.js";
 import type { Clock } from "../../core/clock.js";
 import type { Db } from "../../store/connection.js";
+import { PlaceLabelWords } from "../store/place-label-words.js";
 import { RebuildRequests } from "../store/rebuild-requests.js";
 import { readImportFile, type ImportFileOptions, type ImportProgress, type ImportRun, type ReadOutcome } from "./places-import-read.js";
 
@@ -330,8 +331,8 @@ export class PlacesImportService {
   }
 
   /**
-   * What opening the instance owes the index: the localities and the packed postings a
-   * migration asked to rebuild (`rebuildAtOpen`), and category tags for places written
+   * What opening the instance owes the index: the localities, the label words and the packed
+   * postings a migration asked to rebuild (`rebuildAtOpen`), and category tags for places written
    * before them. A no-op afterwards (two indexed reads).
    */
   catchUp(): void {
@@ -342,6 +343,14 @@ export class PlacesImportService {
         .transaction(() => {
           this.localities.rebuild();
           requests.done("localities");
+        })
+        .immediate();
+    }
+    if (pending.has("label-words")) {
+      this.deps.db
+        .transaction(() => {
+          PlaceLabelWords.of(this.deps.db)!.addFromEveryPlace();
+          requests.done("label-words");
         })
         .immediate();
     }

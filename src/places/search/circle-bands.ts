@@ -1,7 +1,8 @@
 import type { LatLng } from "../../core/geo.js";
 import { cellCount, circleCellRanges, rangesIntersection, rangesMinus, type CellRanges } from "../store/geo-grid.js";
 import type { LeadSort } from "./provider.js";
-import { CATEGORY_MATCH } from "./slot-match.js";
+import { CATEGORY_MATCH, NAME_MATCH } from "./slot-match.js";
+import type { QuerySlot } from "./keywords.js";
 import type { Ranked } from "./term-matches.js";
 
 /**
@@ -30,8 +31,9 @@ const SLACK_KM = 0.001;
  * much of it as its page needs. After the bands up to radius r, every place not yet read
  * lies in a cell that holds no point within r of the centre (`circleCellRanges` lists
  * every cell that can), so it is farther than r; and no place can score more than the
- * query's best: CATEGORY_MATCH per slot (a plain word too reaches it, at a place with no
- * category tags whose labels hold the word, see `slotKind`). A place already read with
+ * query's best (`bestScore`): CATEGORY_MATCH per slot, but NAME_MATCH for a plain word
+ * ("Müller") that no place's labels hold (only a label can make it a category match, see
+ * `slotKind` and `place-label-words.ts`). A place already read with
  * that score nearer than r therefore comes before every unread place in the relevance
  * order (score, then distance), and any place nearer than r before them in the distance
  * order; once `top` places are that certain, the first `top` of the places read are the
@@ -39,6 +41,17 @@ const SLACK_KM = 0.001;
  * follows from how many certain places the last one found (places grow with the area).
  * The `name` order gives no such bound: it reads the whole circle.
  */
+/**
+ * The most a place can score for these slots: CATEGORY_MATCH per slot, but NAME_MATCH for a
+ * plain word (no category of the vocabulary) when `labelsHold` says no place's labels hold
+ * any of its exact words: then only a name can match it, at best exactly.
+ */
+export function bestScore(slots: readonly QuerySlot[], labelsHold: (words: readonly string[]) => boolean): number {
+  let best = 0;
+  for (const slot of slots) best += slot.concept || labelsHold(slot.exactWords) ? CATEGORY_MATCH : NAME_MATCH;
+  return best;
+}
+
 export class CircleBands {
   /** Whether a circle of these cells is worth reading in bands. */
   static worthIt(cells: CellRanges): boolean {
@@ -79,11 +92,11 @@ export class CircleBands {
 
   /**
    * Whether the places read so far (every match of the bands read) hold the first
-   * `stop.top` of the whole circle's ranking; if not, sizes the next band.
+   * `stop.top` of the whole circle's ranking; if not, sizes the next band. `best`: the most
+   * any place can score for the query (`bestScore`).
    */
-  settles(found: readonly Ranked[], stop: EarlyStop, slots: number): boolean {
+  settles(found: readonly Ranked[], stop: EarlyStop, best: number): boolean {
     const reachKm = this.readKm - SLACK_KM;
-    const best = CATEGORY_MATCH * slots;
     let certain = 0;
     for (const r of found) if (r.distanceKm < reachKm && (stop.sort === "distance" || r.score >= best)) certain++;
     if (certain >= stop.top) return true;

@@ -4,11 +4,12 @@ import type { Lead } from "../../core/schemas/lead.js";
 import type { Db } from "../../store/db.js";
 import { PlaceSearchRepo, type PlaceRow } from "../store/place-search.js";
 import { cellCount, cellsOf, circleCellRanges, rangesWithout, type CellRanges } from "../store/geo-grid.js";
-import { CircleBands, type EarlyStop } from "./circle-bands.js";
+import { bestScore, CircleBands, type EarlyStop } from "./circle-bands.js";
 import { TAG_TERM_PREFIX } from "../store/place-terms.js";
 import { exactRange, PlacePostingsRepo, prefixRange, type TermRange } from "../store/place-postings.js";
 import { POSTING_STRIDE, type PostingChunk } from "../store/postings-codec.js";
 import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "../vocabulary/category-vocabulary.js";
+import { PlaceLabelWords } from "../store/place-label-words.js";
 import { parseKeywords, type QuerySlot } from "./keywords.js";
 import { PAGE_SIZE, type LeadSort, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
 import { businessNameKey, sameBusiness } from "./same-business.js";
@@ -68,10 +69,13 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
   private readonly vocabulary: () => CategoryVocabulary;
   private readonly inReadTransaction: <T>(read: () => T) => T;
   private readonly earlyStop: boolean;
+  /** The words of places' labels (none before migration 030: every plain word may then be one). */
+  private readonly labelWords: PlaceLabelWords | undefined;
 
   constructor(db: Db, options: LocalPlaceProviderOptions = {}) {
     this.repo = new PlaceSearchRepo(db);
     this.postings = new PlacePostingsRepo(db);
+    this.labelWords = PlaceLabelWords.of(db);
     this.vocabulary = options.vocabulary ?? (() => loadCategoryVocabulary());
     this.earlyStop = options.earlyStop ?? true;
     // One wrapper for every search (better-sqlite3 builds one per `transaction()` call).
@@ -119,7 +123,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     this.vocabulary();
   }
 
-  async resolvePlaceId(placeId: string): Promise<ResolvedPlace | undefined> {
+  async resolvePlaceId(placeId: string, signal: AbortSignal): Promise<ResolvedPlace | undefined> {
+    signal.throwIfAborted();
     const row = this.repo.byPlaceId(placeId);
     return row ? { center: { lat: row.lat, lng: row.lng }, name: row.name } : undefined;
   }
@@ -184,12 +189,14 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     // Band by band outward; a place's postings all lie in its cell, so a band's places
     // are final once it is read.
     const found: Ranked[] = [];
+    // Read in this transaction: the label words of every cell it sees packed are listed.
+    const best = bestScore(slots, (words) => this.labelWords?.holdsAny(words) ?? true);
     for (let band = 0; ; band++) {
       const from = matches.admitted;
       this.readSlots(reader, matches, slots, bands.next(), band === 0);
       for (const r of matches.results(from)) found.push(r);
       if (bands.done) return { matches: found, complete: true };
-      if (bands.settles(found, stop!, slots.length)) return { matches: found, complete: false };
+      if (bands.settles(found, stop!, best)) return { matches: found, complete: false };
     }
   }
 

@@ -65,10 +65,16 @@ export class PlaceSources implements PlaceSearchProvider {
     };
   }
 
-  /** A place ID's point, from the source its prefix names (`google:` → Google, `osm:` → local first, then Overpass). */
+  /**
+   * A place ID's point, from the source its prefix names (`google:` → Google, `osm:` → local
+   * first, then Overpass). Aborted, it rejects with the signal's reason, also when the source
+   * asked last did not listen: no further source is asked, no answer is given.
+   */
   async resolvePlaceId(placeId: string, signal: AbortSignal): Promise<ResolvedPlace | undefined> {
     for (const provider of this.providers.values()) {
+      signal.throwIfAborted();
       const place = await provider.resolvePlaceId(placeId, signal);
+      signal.throwIfAborted();
       if (place) return place;
     }
     return undefined;

@@ -3,6 +3,7 @@ import { compiledWorkerFile, TaskThreads } from "../../core/task-threads.js";
 import { cellPostingsReader, inWriteOrder, rowsOf } from "./cell-postings.js";
 import { rowsOfPacked, type CellPostingsRow, type PackedCellPostings } from "./packed-cell-postings.js";
 import { raisePageCache } from "./page-cache.js";
+import { PlaceLabelWords } from "./place-label-words.js";
 
 /** Cells rebuilt per transaction: short enough that a server's writes never wait long. */
 const CELLS_PER_TRANSACTION = 2_000;
@@ -160,16 +161,20 @@ export class PostingsRebuild {
 
   /**
    * Writes a chunk of cells' rebuilt rows (in write order): the cells' old rows go, the new
-   * ones come, the cells leave the stale list. Called inside the chunk's transaction.
+   * ones come, their places' label words are listed (`place-label-words.ts`), the cells
+   * leave the stale list. Called inside the chunk's transaction.
    */
   private chunkWriter(): (cells: readonly number[], rows: Iterable<CellPostingsRow>) => void {
     const drop = this.db.prepare("DELETE FROM place_postings WHERE cell IN (SELECT value FROM json_each(?))");
     const insert = this.db.prepare("INSERT INTO place_postings (term, cell, postings) VALUES (?, ?, ?)");
     const clear = this.db.prepare("DELETE FROM place_cells_stale WHERE cell IN (SELECT value FROM json_each(?))");
+    const labelWords = PlaceLabelWords.of(this.db);
     return (cells, rows) => {
       const cellsJson = JSON.stringify(cells);
       drop.run(cellsJson);
       for (const [term, cell, blob] of rows) insert.run(term, cell, blob);
+      // A fresh cell's label words are listed before a search can read it as packed.
+      labelWords?.addFromCells(cellsJson);
       clear.run(cellsJson);
     };
   }

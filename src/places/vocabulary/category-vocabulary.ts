@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildVocabulary, installedVocabularyStamp, phraseKey, type VocabularyData } from "./vocabulary-build.js";
+import { buildVocabulary, installedVocabularyStamp, phraseKey, readBuiltVocabulary, type VocabularyData } from "./vocabulary-build.js";
 
 export { phraseKey };
 
@@ -169,17 +169,20 @@ export class CategoryVocabulary {
 let shared: CategoryVocabulary | undefined;
 
 /**
- * The vocabulary of the installed packages, built once per process. Building reads ≈ 15
- * MB of translations (seconds), so the result is also written to `cacheDir` (see
- * `resolveCacheDir`: `$XDG_CACHE_HOME/outreach`) and later processes (each CLI command is one) read it from there
- * in tens of milliseconds; a cache from other package versions is rebuilt.
+ * The vocabulary of the installed packages, read once per process. The build ships it in
+ * dist/ (`readBuiltVocabulary`), so a fresh machine reads it in tens of milliseconds.
+ * Without a built copy of the installed packages' stamp (running from the sources, or
+ * packages upgraded since the build) it is built, which reads ≈ 15 MB of translations
+ * (seconds), and written to `cacheDir` (see `resolveCacheDir`: `$XDG_CACHE_HOME/outreach`),
+ * where later processes (each CLI command is one) read it; a cache from other package
+ * versions is rebuilt.
  */
 export function loadCategoryVocabulary(cacheDir?: string): CategoryVocabulary {
   const stamp = installedVocabularyStamp();
   if (shared?.data.stamp === stamp) return shared;
   const file = cacheDir ? join(cacheDir, "category-vocabulary.json") : undefined;
-  let data: VocabularyData | undefined;
-  if (file) {
+  let data: VocabularyData | undefined = readBuiltVocabulary();
+  if (!data && file) {
     try {
       const cached = JSON.parse(readFileSync(file, "utf8")) as VocabularyData;
       if (cached.stamp === stamp) data = cached;

@@ -1,14 +1,6 @@
 import type { Migration } from "./migration.js";
+import { placeCellSql as cell } from "./place-cell-sql.js";
 import { rebuildAtOpen } from "./rebuild-at-open.js";
-
-/**
- * A row's grid cell in plain SQL (`row` is "", "new." or "old."): `cellSql` of
- * `src/places/store/geo-grid.ts` as it stood when this index was made, written out so the
- * migration stands alone. The search reads places by `cellSql`, which must stay equal to it
- * for the index to be used: a test checks that they are.
- */
-const cell = (row: string) =>
-  `max(0, min(17999, CAST((${row}lat + 90) / 0.01 AS INTEGER))) * 24000 + max(0, min(23999, CAST((${row}lng + 180) / 0.015 AS INTEGER)))`;
 
 /**
  * The packed postings (`place_postings`, migration 013) become the lead search's only term

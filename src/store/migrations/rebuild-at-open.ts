@@ -1,11 +1,12 @@
 import type { Db } from "../connection.js";
 
 /** Derived place data that opening the instance rebuilds when a migration asked for it. */
-export type RebuildAtOpen = "postings" | "localities";
+export type RebuildAtOpen = "postings" | "localities" | "label-words";
 
 /**
  * Asks opening the instance to rebuild `what` (`src/places/store/rebuild-requests.ts`): the
- * search's packed postings of every cell listed stale, or the geocoder's localities.
+ * search's packed postings of every cell listed stale, the geocoder's localities, or the
+ * words of places' labels.
  *
  * Why: a migration stands alone. It changes the schema and marks what is out of date, and
  * never runs the code that rebuilds it, which follows today's schema and rules, not those of

@@ -125,6 +125,44 @@ describe("reading a large circle only as far as the page needs", () => {
   });
 });
 
+describe("a plain-name query (no category word) in a large circle", () => {
+  /** The synthetic index without the places labelled "Müller Spezial": no place's labels hold "Müller". */
+  const unlabelled = () => syntheticPlaces().filter((p) => !p.categories?.includes("Müller Spezial"));
+  /** That index, searched as a page is (early stop) and as the whole circle. */
+  function unlabelledIndex() {
+    const instance = createTestInstance();
+    const db = instance.services.deps.db;
+    insertPlaces(db, unlabelled());
+    return { instance, db, early: new LocalPlaceProvider(db, { vocabulary: testVocabulary }), full: new LocalPlaceProvider(db, { vocabulary: testVocabulary, earlyStop: false }) };
+  }
+
+  it("reads only as far as the page needs when no place's labels hold the word, and gives the pages of the whole circle", async () => {
+    const { instance, db, early, full } = unlabelledIndex();
+    const head = early.headMatches(ORIGIN, 100, "Müller", { sort: "relevance", top: 37 });
+    const all = early.rankedMatches(ORIGIN, 100, "Müller");
+    // The rows read are bounded: a part of the circle's matches, not all of them.
+    expect(head.complete).toBe(false);
+    expect(head.matches.length).toBeLessThan(all.length / 2);
+    for (const sort of ["relevance", "distance"] as const) expect(await allPages(early, ORIGIN, 100, "Müller", sort)).toEqual(await allPages(full, ORIGIN, 100, "Müller", sort));
+    instance.close();
+  });
+
+  it("a place far out whose labels hold the word comes first: packed (its words listed when its cell is packed) or stale (read from its place)", async () => {
+    const { instance, db, early, full } = unlabelledIndex();
+    // Packed: written, then its cell rebuilt (insertPlaces refreshes the postings).
+    insertPlaces(db, [{ placeId: "test:far-label", name: "Handel Nord", ...offsetKm(ORIGIN.lat, ORIGIN.lng, 85, 0), categories: ["Müller Spezial"] }]);
+    const first = await early.search({ center: ORIGIN, radiusKm: 100, keywords: "Müller", cursor: null, signal });
+    expect(first.leads[0]!.placeId).toBe("test:far-label");
+    expect(await allPages(early, ORIGIN, 100, "Müller", "relevance")).toEqual(await allPages(full, ORIGIN, 100, "Müller", "relevance"));
+    // Stale: a label written by SQL (as a bare sqlite3 shell could), its cell not rebuilt yet.
+    db.prepare("UPDATE places SET category_text = 'keller' WHERE place_id = 'test:far-label'").run();
+    const stale = await early.search({ center: ORIGIN, radiusKm: 100, keywords: "Keller", cursor: null, signal });
+    expect(stale.leads[0]!.placeId).toBe("test:far-label");
+    expect(await allPages(early, ORIGIN, 100, "Keller", "relevance")).toEqual(await allPages(full, ORIGIN, 100, "Keller", "relevance"));
+    instance.close();
+  });
+});
+
 describe("a circle's bands", () => {
   it("read every cell of the circle exactly once, nearest first", () => {
     const center = { lat: 47.3, lng: 8.5 };
@@ -136,7 +174,7 @@ describe("a circle's bands", () => {
     while (!bands.done) {
       seen.push(...cellsOf(bands.next()));
       bandsRead++;
-      if (!bands.done) expect(bands.settles([{ id: 1, score: 3, distanceKm: 70 }], { sort: "relevance", top: 40 }, 1)).toBe(false);
+      if (!bands.done) expect(bands.settles([{ id: 1, score: 3, distanceKm: 70 }], { sort: "relevance", top: 40 }, 3)).toBe(false);
     }
     expect(bandsRead).toBeGreaterThan(2);
     expect(seen.sort((a, b) => a - b)).toEqual(cellsOf(cells));
@@ -149,13 +187,13 @@ describe("a circle's bands", () => {
     const bands = new CircleBands(center, 100, cells, 60_000);
     bands.next();
     const near = (n: number, score: number, distanceKm = 0.5) => Array.from({ length: n }, (_, id) => ({ id, score, distanceKm }));
-    // Two slots: 6 is the best a place can score.
-    expect(bands.settles(near(10, 6), { sort: "relevance", top: 10 }, 2)).toBe(true);
-    expect(bands.settles(near(10, 5), { sort: "relevance", top: 10 }, 2)).toBe(false);
-    expect(bands.settles(near(10, 5), { sort: "distance", top: 10 }, 2)).toBe(true);
+    // Two category slots: 6 is the best a place can score.
+    expect(bands.settles(near(10, 6), { sort: "relevance", top: 10 }, 6)).toBe(true);
+    expect(bands.settles(near(10, 5), { sort: "relevance", top: 10 }, 6)).toBe(false);
+    expect(bands.settles(near(10, 5), { sort: "distance", top: 10 }, 6)).toBe(true);
     // Beyond the bands read (the first reaches 100 / 32 km), a nearer unread place may still come first.
-    expect(bands.settles(near(10, 6, 3.1), { sort: "distance", top: 10 }, 2)).toBe(true);
-    expect(bands.settles(near(10, 6, 3.15), { sort: "distance", top: 10 }, 2)).toBe(false);
-    expect(bands.settles(near(10, 6, 99), { sort: "relevance", top: 10 }, 2)).toBe(false);
+    expect(bands.settles(near(10, 6, 3.1), { sort: "distance", top: 10 }, 6)).toBe(true);
+    expect(bands.settles(near(10, 6, 3.15), { sort: "distance", top: 10 }, 6)).toBe(false);
+    expect(bands.settles(near(10, 6, 99), { sort: "relevance", top: 10 }, 6)).toBe(false);
   });
 });

@@ -10,6 +10,8 @@ import { indexCoordinate } from "../../../src/places/store/postings-codec.js";
 import { TAG_TERM_PREFIX } from "../../../src/places/store/place-terms.js";
 import { createTestInstance } from "../../helpers/instance.js";
 import { insertPlaces, offsetKm, testVocabulary, VADUZ, vaduzPlaces, type TestPlace } from "../../helpers/places.js";
+import { PlaceSources } from "../../../src/places/sources/place-sources.js";
+import type { PlaceSearchProvider } from "../../../src/places/search/provider.js";
 
 const signal = new AbortController().signal;
 
@@ -286,6 +288,29 @@ describe("local place provider", () => {
     const { local } = provider();
     expect(await local.resolvePlaceId("osm:node:1", signal)).toMatchObject({ name: "Dentists Vaduz" });
     expect(await local.resolvePlaceId("osm:node:999", signal)).toBeUndefined();
+  });
+
+  it("an aborted resolve of a place ID rejects with the abort, also across sources (the next source is not asked)", async () => {
+    const { local } = provider();
+    const reason = new Error("the client went away");
+    const aborted = new AbortController();
+    aborted.abort(reason);
+    await expect(local.resolvePlaceId("osm:node:1", aborted.signal)).rejects.toBe(reason);
+    // Aborted while the first source looks (one that does not listen), before the second is asked.
+    const live = new AbortController();
+    let laterAsked = 0;
+    const source = (resolvePlaceId: PlaceSearchProvider["resolvePlaceId"]) => ({ ...local, name: "fake", search: local.search, resolvePlaceId }) as PlaceSearchProvider;
+    const sources = new PlaceSources(
+      new Map([
+        ["first", source(async () => (live.abort(reason), undefined))],
+        ["later", source(async () => (laterAsked++, { center: VADUZ, name: "Vaduz" }))],
+      ]),
+      ["first"],
+    );
+    await expect(sources.resolvePlaceId("osm:node:1", live.signal)).rejects.toBe(reason);
+    expect(laterAsked).toBe(0);
+    // Not aborted: the same sources answer.
+    expect(await new PlaceSources(new Map([["local", local]]), ["local"]).resolvePlaceId("osm:node:1", signal)).toMatchObject({ name: "Dentists Vaduz" });
   });
 
   it("stops when the signal is already aborted", async () => {

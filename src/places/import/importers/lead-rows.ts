@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { basename } from "node:path";
-import { createInterface } from "node:readline";
-import { parse as parseCsv } from "csv-parse";
 import { parse as parseCsvText } from "csv-parse/sync";
-import { badRequest } from "../../../core/errors.js";
-import { delimiterName, readTextHead, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
+import { AppError, badRequest } from "../../../core/errors.js";
+import { compiledWorkerFile, TaskThreads } from "../../../core/task-threads.js";
+import { countLineBreaks, delimiterName, lastRecordEnd, lineBreakOf, readTextHead, recordEnd, sniffDelimiter, textStream, type CsvDelimiter } from "../../../core/text-file.js";
 import type { Socials } from "../../../core/schemas/lead.js";
 import { normaliseKey } from "../../../core/text.js";
 import {
@@ -25,6 +24,8 @@ import { insideBox } from "../../../core/geo.js";
 import { undoFormulaDefusing } from "../../../core/spreadsheet-formula.js";
 import type { ImportItem, ImportOptions, PlaceImporter, SourceInfo } from "../place-record.js";
 import { dateFromFileName } from "./data-date.js";
+import { decodeItems, encodeItems, type EncodedItems } from "./import-item-codec.js";
+import { decodeInOrder } from "./pbf-decoder-threads.js";
 
 /**
  * A user's own list of businesses, as CSV (header row) or NDJSON (one object per line),
@@ -177,6 +178,84 @@ export function sourceKeyOf(fileName: string): string {
   return normaliseKey(fileName.replace(/\.(csv|ndjson|jsonl)$/i, "")).replace(/[^a-z0-9._-]+/g, "-").slice(0, 80) || "file";
 }
 
+/** Bytes (NDJSON) or characters (CSV) of whole lines per chunk a thread parses: a few thousand rows. */
+const CHUNK_BYTES = 1 << 20;
+/** Most parsing threads: this thread (reading, then writing the places) keeps a core busy too. */
+const MAX_PARSING_THREADS = 4;
+
+/** A chunk of a list's rows for a parsing thread: whole lines (NDJSON as bytes; CSV as text, without its header). */
+export type LeadChunkTask =
+  | { format: "ndjson"; bytes: Uint8Array; firstLine: number; sourceKey: string }
+  | { format: "csv"; text: string; firstLine: number; sourceKey: string; columns: string[]; delimiter: CsvDelimiter };
+
+/** A chunk's rows as items (places, and skips of the rows that cannot be one), and each item's line. */
+export interface LeadChunkResult {
+  items: EncodedItems;
+  lines: Float64Array;
+}
+/** A chunk that cannot be read (a CSV's broken quoting), as data: an error crosses threads without its class. */
+export type LeadChunkFailure = { error: { message: string } };
+
+/** What a parsing thread does with a chunk (`lead-rows-worker.ts`), or this thread without any. */
+export function parseLeadChunk(task: LeadChunkTask): LeadChunkResult | LeadChunkFailure {
+  const items: ImportItem[] = [];
+  const lines: number[] = [];
+  const skip = (line: number, detail: string) => {
+    items.push({ kind: "skip", reason: "invalid row", detail });
+    lines.push(line);
+  };
+  const row = (line: number, value: Record<string, unknown>) => {
+    try {
+      items.push(leadRowToPlace(value, task.sourceKey));
+      lines.push(line);
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      skip(line, `line ${line}, field ${err.field}: ${err.message}`);
+    }
+  };
+  if (task.format === "ndjson") {
+    // The file's BOM goes (its first chunk); anything else is the line's own.
+    const text = new TextDecoder("utf-8", { ignoreBOM: task.firstLine !== 1 }).decode(task.bytes);
+    const rawLines = text.split("\n");
+    if (rawLines[rawLines.length - 1] === "") rawLines.pop();
+    rawLines.forEach((raw, i) => {
+      const line = task.firstLine + i;
+      if (raw.trim() === "") return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        return skip(line, `line ${line}: not valid JSON`);
+      }
+      if (!value || typeof value !== "object" || Array.isArray(value)) skip(line, `line ${line}: must be a JSON object`);
+      else row(line, value as Record<string, unknown>);
+    });
+  } else {
+    let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
+    try {
+      records = parseCsvText(task.text, { columns: task.columns, delimiter: task.delimiter, info: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+    } catch (err) {
+      // csv-parse counts lines from the chunk's start: said from the file's.
+      const message = (err instanceof Error ? err.message : String(err)).replace(/\bline (\d+)/g, (_, n: string) => `line ${task.firstLine - 1 + Number(n)}`);
+      return { error: { message } };
+    }
+    for (const { record, info } of records) {
+      // Undo the formula defusing of the CLI's CSV export (core/spreadsheet-formula.ts), so a
+      // `leads search --csv` file comes back as it was found.
+      const value: Record<string, string> = {};
+      for (const column in record) value[column] = undoFormulaDefusing(record[column]!);
+      row(task.firstLine - 1 + info.lines, value);
+    }
+  }
+  return { items: encodeItems(items), lines: Float64Array.from(lines) };
+}
+
+/** The buffers of a chunk's result, to move rather than copy. */
+export function chunkTransferables(result: LeadChunkResult | LeadChunkFailure): ArrayBuffer[] {
+  return "error" in result ? [] : [result.items.numbers.buffer as ArrayBuffer, result.lines.buffer as ArrayBuffer];
+}
+
+
 /** CSV or NDJSON rows in the Lead shape. */
 export class LeadRowsImporter implements PlaceImporter {
   private readonly layout: CsvLayout | undefined;
@@ -185,8 +264,14 @@ export class LeadRowsImporter implements PlaceImporter {
     private readonly path: string,
     private readonly format: "csv" | "ndjson",
     encoding?: string,
+    /** Parsing threads (default: one per core, at most 4; 0 parses inline), and bytes per chunk (default `CHUNK_BYTES`). */
+    private readonly parsing: { threads?: number; chunkBytes?: number } = {},
   ) {
     this.layout = format === "csv" ? csvLayout(path, encoding) : undefined;
+  }
+
+  private get chunkBytes(): number {
+    return this.parsing.chunkBytes ?? CHUNK_BYTES;
   }
 
   /** A guessed encoding, for the user to hear before the import. */
@@ -194,75 +279,129 @@ export class LeadRowsImporter implements PlaceImporter {
     return this.layout?.notice;
   }
 
-  private async *rows(signal?: AbortSignal): AsyncGenerator<{ line: number; row: Record<string, unknown> } | { line: number; error: RowError }> {
-    const fileName = basename(this.path);
-    if (this.layout) {
-      const { encoding, delimiter } = this.layout;
-      const input = textStream(this.path, encoding);
-      const parser = input.pipe(
-        parseCsv({ columns: (header: string[]) => header.map(columnName), delimiter, bom: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true }),
-      );
-      try {
-        for await (const record of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-          // Undo the formula defusing of the CLI's CSV export (core/spreadsheet-formula.ts), so a
-          // `leads search --csv` file comes back as it was found.
-          const row = Object.fromEntries(Object.entries(record.record).map(([column, cell]) => [column, undoFormulaDefusing(cell)]));
-          yield { line: record.info.lines, row };
-        }
-      } catch (err) {
-        throw badRequest(`${fileName} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
-      } finally {
-        input.destroy();
-      }
-      return;
-    }
-    const input = createReadStream(this.path, { encoding: "utf8" });
-    const lines = createInterface({ input, crlfDelay: Infinity });
-    let line = 0;
+  async *read(options: ImportOptions): AsyncGenerator<ImportItem> {
+    for await (const items of this.readBatches(options)) yield* items;
+  }
+
+  /**
+   * The rows a chunk of whole lines at a time (`CHUNK_BYTES`), parsed and cleaned in
+   * decoding threads (`lead-rows-worker.ts`, what the PBF importer does with its blocks:
+   * one thread per core, at most 4; none on a single core, then inline), handed back in file
+   * order in the compact form of `import-item-codec.ts`. This thread reads the file, splits
+   * it at line ends (a CSV's outside quotes) and keeps what needs the whole file in order: a
+   * place ID seen earlier is a duplicate, then the box.
+   */
+  async *readBatches(options: ImportOptions): AsyncGenerator<ImportItem[]> {
+    const sourceKey = sourceKeyOf(basename(this.path));
+    const count = this.parsing.threads ?? TaskThreads.defaultCount(MAX_PARSING_THREADS);
+    const threads = count === 0 ? null : new TaskThreads<LeadChunkTask, LeadChunkResult | LeadChunkFailure>(compiledWorkerFile("./lead-rows-worker.js", import.meta.url), count, { what: "list parsing" });
+    const parse = (task: LeadChunkTask): Promise<LeadChunkResult> =>
+      (threads ? threads.run(task, task.format === "ndjson" ? [task.bytes.buffer as ArrayBuffer] : []) : Promise.resolve(task).then(parseLeadChunk)).then((result) => {
+        if ("error" in result) throw badRequest(`${basename(this.path)} is not valid CSV: ${result.error.message}`);
+        return result;
+      });
+    const chunks = this.layout ? this.csvChunks(sourceKey, options.signal) : this.ndjsonChunks(sourceKey, options.signal, options.onRead);
+    const seen = new Set<string>();
     try {
-      for await (const raw of lines) {
-        signal?.throwIfAborted();
-        line++;
-        if (raw.trim() === "") continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(raw);
-        } catch {
-          yield { line, error: new RowError("(line)", "not valid JSON") };
-          continue;
-        }
-        if (!value || typeof value !== "object" || Array.isArray(value)) yield { line, error: new RowError("(line)", "must be a JSON object") };
-        else yield { line, row: value as Record<string, unknown> };
+      for await (const [, result] of decodeInOrder(chunks, parse, Math.max(2, count * 4))) {
+        const { items, lines } = result!;
+        const out: ImportItem[] = [];
+        decodeItems(items).forEach((item, i) => {
+          if (item.kind !== "place") return void out.push(item);
+          if (seen.has(item.place.placeId)) {
+            out.push({ kind: "skip", reason: "duplicate id", detail: `line ${lines[i]}, field placeId: ${item.place.placeId} appears earlier in the file` });
+            return;
+          }
+          seen.add(item.place.placeId);
+          out.push(insideBox(options.bbox, item.place.lat, item.place.lng) ? item : { kind: "skip", reason: "outside bbox" });
+        });
+        if (out.length > 0) yield out;
       }
     } finally {
-      lines.close();
-      input.destroy();
+      await threads?.close();
     }
   }
 
-  async *read(options: ImportOptions): AsyncGenerator<ImportItem> {
-    const sourceKey = sourceKeyOf(basename(this.path));
-    const seen = new Set<string>();
-    for await (const entry of this.rows(options.signal)) {
-      if ("error" in entry) {
-        yield { kind: "skip", reason: "invalid row", detail: `line ${entry.line}: ${entry.error.message}` };
-        continue;
+  /**
+   * An NDJSON file in chunks of whole lines, as bytes (a line feed is never part of a
+   * multi-byte UTF-8 character): the thread decodes them; the BOM of the file's start goes.
+   */
+  private async *ndjsonChunks(sourceKey: string, signal?: AbortSignal, onRead?: ImportOptions["onRead"]): AsyncGenerator<LeadChunkTask> {
+    const totalBytes = statSync(this.path).size;
+    let line = 1;
+    let bytes = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const chunk = (data: Buffer): LeadChunkTask => {
+      // A copy of its own, moved to the thread (`data` shares its memory with the next chunk's start).
+      const task: LeadChunkTask = { format: "ndjson", bytes: new Uint8Array(data), firstLine: line, sourceKey };
+      for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) line++;
+      return task;
+    };
+    for await (const piece of createReadStream(this.path, { highWaterMark: this.chunkBytes })) {
+      signal?.throwIfAborted();
+      const data = piece as Buffer;
+      bytes += data.length;
+      onRead?.({ pass: 1, bytes, totalBytes });
+      pending.push(data);
+      pendingBytes += data.length;
+      const end = data.lastIndexOf(10);
+      if (pendingBytes < this.chunkBytes || end < 0) continue;
+      // Whole lines up to this piece's last line feed go; the rest starts the next chunk.
+      const whole = Buffer.concat(pending, pendingBytes);
+      const cut = whole.length - (data.length - end - 1);
+      yield chunk(whole.subarray(0, cut));
+      pending = cut < whole.length ? [whole.subarray(cut)] : [];
+      pendingBytes = whole.length - cut;
+    }
+    if (pendingBytes > 0) yield chunk(Buffer.concat(pending));
+  }
+
+  /**
+   * A CSV file, decoded (its encoding: `csvLayout`), in chunks of whole records: cut after
+   * a line break outside quotes (a quoted field may hold line breaks; `""` inside one keeps
+   * the count even). The header is read here, once; the threads get the columns.
+   */
+  private async *csvChunks(sourceKey: string, signal?: AbortSignal): AsyncGenerator<LeadChunkTask> {
+    const { encoding, delimiter } = this.layout!;
+    const input = textStream(this.path, encoding);
+    let columns: string[] | undefined;
+    let lineBreak: number | undefined;
+    let line = 1;
+    let pending = "";
+    const chunk = (text: string, breakChar: number): LeadChunkTask | undefined => {
+      const firstLine = line;
+      line += countLineBreaks(text, breakChar);
+      if (!columns) {
+        // Blank lines before the header, then its record (one line unless quoted).
+        const blank = /^(?:[ \t]*(?:\r\n|\n|\r))*/.exec(text)![0].length;
+        const end = recordEnd(text, blank, breakChar);
+        const parsed = parseCsvText(text.slice(blank, end), { delimiter, bom: true, relax_column_count: true, trim: true }) as string[][];
+        columns = (parsed[0] ?? []).map(columnName);
+        const rest = text.slice(end);
+        return rest === "" ? undefined : { format: "csv", text: rest, firstLine: firstLine + countLineBreaks(text.slice(0, end), breakChar), sourceKey, columns, delimiter };
       }
-      let item: ImportItem & { kind: "place" };
-      try {
-        item = leadRowToPlace(entry.row, sourceKey);
-      } catch (err) {
-        if (!(err instanceof RowError)) throw err;
-        yield { kind: "skip", reason: "invalid row", detail: `line ${entry.line}, field ${err.field}: ${err.message}` };
-        continue;
+      return { format: "csv", text, firstLine, sourceKey, columns, delimiter };
+    };
+    try {
+      for await (const piece of input) {
+        signal?.throwIfAborted();
+        pending += piece as string;
+        if (pending.length < this.chunkBytes) continue;
+        lineBreak ??= lineBreakOf(pending);
+        const cut = lastRecordEnd(pending, lineBreak);
+        if (cut <= 0) continue;
+        const task = chunk(pending.slice(0, cut), lineBreak);
+        pending = pending.slice(cut);
+        if (task) yield task;
       }
-      if (seen.has(item.place.placeId)) {
-        yield { kind: "skip", reason: "duplicate id", detail: `line ${entry.line}, field placeId: ${item.place.placeId} appears earlier in the file` };
-        continue;
-      }
-      seen.add(item.place.placeId);
-      if (!insideBox(options.bbox, item.place.lat, item.place.lng)) yield { kind: "skip", reason: "outside bbox" };
-      else yield item;
+      const last = pending === "" ? undefined : chunk(pending, lineBreak ?? lineBreakOf(pending));
+      if (last) yield last;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw badRequest(`${basename(this.path)} is not valid CSV: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      input.destroy();
     }
   }
 
