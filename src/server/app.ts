@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from "./openapi.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
-import { WriteTurns } from "./write-turns.js";
+import { RequestTurns } from "./request-turns.js";
 import { IdempotencyService, type IdempotentStart, type StoredAnswer } from "../services/idempotency.js";
 
 /** The header of idempotent requests (docs/api.md, "Idempotent requests"). */
@@ -70,7 +70,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   });
 
   const config = services.deps.config;
-  const writeTurns = new WriteTurns();
+  const turns = new RequestTurns();
   const throttle = new AuthThrottle(config.authFailuresPerMinute, services.deps.clock, config.trustedProxies);
 
   function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
@@ -117,7 +117,8 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         const params = spec.params ? parseOrThrow(spec.params, path, "path") : path;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
-        if (spec.method !== "GET") await writeTurns.next();
+        // Reads and writes take turns (server/request-turns.ts): neither waits behind a crowd of the other.
+        await turns.next(spec.method === "GET" ? "read" : "write");
         const parsed = { event, request, principal, body, query, params };
         const idempotencyKey = spec.idempotent ? request.headers.get(IDEMPOTENCY_HEADER) : null;
         if (idempotencyKey !== null && principal) {
