@@ -153,6 +153,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         cutoff: cutoff.signal,
         wantsNdjson: spec.stream !== undefined && wantsNdjson(parsed.request),
         log,
+        turn: (kind) => turns.next(kind),
       };
       const result = await spec.handler(ctx);
       if (result instanceof Response) return withHeaders(result, headers);

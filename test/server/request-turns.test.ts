@@ -29,6 +29,24 @@ describe("RequestTurns", () => {
     expect(ran).toEqual(["w1", "r1", "w2", "r2", "r3", "r4", "r5"]);
   });
 
+  it("while both wait, reads get as much time as the writes had: a 3 ms write, then 3 ms of 1 ms reads", async () => {
+    const { ran, request } = harness(1000);
+    const all = [
+      ...["w1", "w2"].map((l) => request("write", l, 3)),
+      ...["r1", "r2", "r3", "r4", "r5", "r6"].map((l) => request("read", l, 1)),
+    ];
+    await Promise.all(all);
+    expect(ran).toEqual(["w1", "r1", "r2", "r3", "w2", "r4", "r5", "r6"]);
+  });
+
+  it("forgets the reads' credit once no write waits: a write arriving later goes next", async () => {
+    const { ran, request } = harness(1000);
+    await Promise.all([request("write", "w1", 10), request("read", "r1", 1)]);
+    // The reads were owed 9 ms; nobody was waiting meanwhile, so nothing is carried over.
+    await Promise.all([request("read", "r2"), request("read", "r3"), request("write", "w2")]);
+    expect(ran).toEqual(["w1", "r1", "w2", "r2", "r3"]);
+  });
+
   it("a read waits for at most one write per read ahead of it, however many writes are queued", async () => {
     const { ran, request } = harness(1000);
     const all = [...Array.from({ length: 8 }, (_, i) => request("write", `w${i}`)), request("read", "list")];
