@@ -111,14 +111,19 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
       let principal: Principal | undefined;
       try {
         if (draining) throw new AppError("shutting_down", "the server is shutting down");
+        // Reads and writes take turns (server/request-turns.ts): neither waits behind a crowd of
+        // the other. A request without a body takes its turn before authenticating (the token's
+        // lookups are database work too: outside a turn, the ~50 reads a busy server takes in at
+        // once would all authenticate before the next write); one with a body once it is read.
+        const kind = spec.method === "GET" ? "read" : "write";
+        if (!spec.body) await turns.next(kind);
         principal = authenticate(spec, request);
         rateLimit(principal, headers);
         const path = getRouterParams(event, { decode: true }) as Record<string, string>;
         const params = spec.params ? parseOrThrow(spec.params, path, "path") : path;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
-        // Reads and writes take turns (server/request-turns.ts): neither waits behind a crowd of the other.
-        await turns.next(spec.method === "GET" ? "read" : "write");
+        if (spec.body) await turns.next(kind);
         const parsed = { event, request, principal, body, query, params };
         const idempotencyKey = spec.idempotent ? request.headers.get(IDEMPOTENCY_HEADER) : null;
         if (idempotencyKey !== null && principal) {
