@@ -13,12 +13,12 @@
 // The load generator (autocannon) shares the machine's cores with the server: compare the
 // columns of one run, not runs on differently loaded machines.
 import autocannon from "autocannon";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { addContactRequest, nextEmail, seedReadersAndWriters, startServe, stopServe } from "./fixtures/contact-load.js";
+import { freePort } from "./fixtures/server.js";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,71 +35,12 @@ const IMPORT_BATCH = 500;
 
 const rootAt = process.argv.indexOf("--root");
 const ROOT = rootAt > 0 ? resolve(process.argv[rootAt + 1]) : join(dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = join(ROOT, "bin", "outreach.js");
-const { openInstance } = await import(pathToFileURL(join(ROOT, "dist", "services", "instance.js")).href);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function seed(dir) {
-  const instance = openInstance({ dataDir: dir, env: {}, config: { rateLimitPerMinute: 0, enrich: false } });
-  try {
-    const { services } = instance;
-    const a = services.identity.bootstrap({ name: "Ada", email: "ada@example.com", team: "Readers", plan: "self-hosted" });
-    const b = services.identity.bootstrap({ name: "Bob", email: "bob@example.com", team: "Writers", plan: "self-hosted" });
-    for (let i = 0; i < CONTACTS; i += 1000) {
-      const batch = Array.from({ length: Math.min(1000, CONTACTS - i) }, (_, j) => ({
-        email: `reader${i + j}@shop${(i + j) % 211}.example`,
-        name: `Reader ${i + j}`,
-        tags: ["seed"],
-      }));
-      await services.contacts.addMany(a.team.id, batch);
-    }
-    return { readerToken: a.token, writerToken: b.token };
-  } finally {
-    instance.close();
-  }
-}
-
-async function startServe(dir, port) {
-  const args = [BIN, "serve", "--data-dir", dir, "--port", String(port)];
-  if (process.env.CPU_PROF) args.unshift("--cpu-prof", "--cpu-prof-dir", process.env.CPU_PROF);
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, HOME: dir, OUTREACH_RATE_LIMIT: "0", OUTREACH_ENRICH: "0" },
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  await new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => String(d).includes("http://") && resolve());
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  return child;
-}
 
 const run = (opts) => autocannon({ duration: SECONDS, ...opts });
 
-let emailCounter = 0;
 function writers(url, token) {
-  return run({
-    url,
-    connections: WRITERS,
-    overallRate: WRITES_PER_SECOND,
-    requests: [
-      {
-        method: "POST",
-        path: "/api/v1/contacts/add",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `writer${++emailCounter}@firm${emailCounter % 97}.example`, name: "Writer" }) }),
-      },
-    ],
-  });
+  return run({ url, connections: WRITERS, overallRate: WRITES_PER_SECOND, requests: [addContactRequest(token)] });
 }
 
 function importer(url, token) {
@@ -114,7 +55,7 @@ function importer(url, token) {
         setupRequest: (req) => ({
           ...req,
           body: JSON.stringify({
-            contacts: Array.from({ length: IMPORT_BATCH }, () => ({ email: `bulk${++emailCounter}@import${emailCounter % 89}.example`, name: "Bulk" })),
+            contacts: Array.from({ length: IMPORT_BATCH }, () => ({ email: nextEmail("bulk", "import"), name: "Bulk" })),
           }),
         }),
       },
@@ -150,10 +91,10 @@ const list = (url, token) => run({ url: `${url}/api/v1/contacts?limit=20&page=3`
 const dir = mkdtempSync(join(tmpdir(), "outreach-load-"));
 let child;
 try {
-  const { readerToken, writerToken } = await seed(dir);
+  const { readerToken, writerToken } = await seedReadersAndWriters(ROOT, dir, CONTACTS);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  child = await startServe(dir, port);
+  child = await startServe(ROOT, dir, port);
 
   const phases = {
     "healthz alone": () => healthz(url),
@@ -210,9 +151,6 @@ try {
   console.log(`ratio list p99, with writers / alone:      ${ratio("list + 4 writers", "list alone", (r) => r.latency.p99).toFixed(2)}  (target ≤ 2)`);
   console.log(`ratio list p99, with bulk import / alone:  ${ratio("list + bulk import", "list alone", (r) => r.latency.p99).toFixed(2)}  (target ≤ 2)`);
 } finally {
-  if (child) {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
-  }
+  if (child) await stopServe(child);
   rmSync(dir, { recursive: true, force: true });
 }

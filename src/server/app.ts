@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from "./openapi.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { patternToRegExp, type AnyRouteContext, type RouteSpec } from "./route.js";
 import { allRoutes } from "./routes/index.js";
-import { WriteTurns } from "./write-turns.js";
+import { RequestTurns } from "./request-turns.js";
 import { IdempotencyService, type IdempotentStart, type StoredAnswer } from "../services/idempotency.js";
 
 /** The header of idempotent requests (docs/api.md, "Idempotent requests"). */
@@ -70,7 +70,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
   });
 
   const config = services.deps.config;
-  const writeTurns = new WriteTurns();
+  const turns = new RequestTurns();
   const throttle = new AuthThrottle(config.authFailuresPerMinute, services.deps.clock, config.trustedProxies);
 
   function authenticate(spec: RouteSpec, request: Request): Principal | undefined {
@@ -111,13 +111,19 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
       let principal: Principal | undefined;
       try {
         if (draining) throw new AppError("shutting_down", "the server is shutting down");
+        // Reads and writes take turns (server/request-turns.ts): neither waits behind a crowd of
+        // the other. A request without a body takes its turn before authenticating (the token's
+        // lookups are database work too: outside a turn, the ~50 reads a busy server takes in at
+        // once would all authenticate before the next write); one with a body once it is read.
+        const kind = spec.method === "GET" ? "read" : "write";
+        if (!spec.body) await turns.next(kind);
         principal = authenticate(spec, request);
         rateLimit(principal, headers);
         const path = getRouterParams(event, { decode: true }) as Record<string, string>;
         const params = spec.params ? parseOrThrow(spec.params, path, "path") : path;
         const query = spec.query ? parseOrThrow(spec.query, Object.fromEntries(event.url.searchParams), "query") : undefined;
         const body = spec.body ? await readJsonBody(request, spec.body) : undefined;
-        if (spec.method !== "GET") await writeTurns.next();
+        if (spec.body) await turns.next(kind);
         const parsed = { event, request, principal, body, query, params };
         const idempotencyKey = spec.idempotent ? request.headers.get(IDEMPOTENCY_HEADER) : null;
         if (idempotencyKey !== null && principal) {
@@ -152,6 +158,7 @@ export function createApp(services: Services, options: CreateAppOptions = {}): A
         cutoff: cutoff.signal,
         wantsNdjson: spec.stream !== undefined && wantsNdjson(parsed.request),
         log,
+        turn: (kind) => turns.next(kind),
       };
       const result = await spec.handler(ctx);
       if (result instanceof Response) return withHeaders(result, headers);

@@ -4,6 +4,7 @@ import { contract, type Operation, type OperationId, type BodyOf, type ParamsOf,
 import type { Principal } from "../services/auth.js";
 import type { Services } from "../services/index.js";
 import type { Logger } from "./errors.js";
+import type { TurnKind } from "./request-turns.js";
 
 export type { HttpMethod } from "../core/contract/index.js";
 
@@ -22,6 +23,11 @@ interface RequestContext {
   wantsNdjson: boolean;
   /** The app's logger (stderr under `serve`; injected by tests and the CLI). */
   log: Logger;
+  /**
+   * Wait for another turn (`server/request-turns.ts`) before more synchronous database work
+   * after an await: an import's next slice. The handler's first synchronous part has one already.
+   */
+  turn(kind: TurnKind): Promise<void>;
 }
 
 /** What a handler gets: the request parsed and validated against its operation's schemas. */

@@ -79,7 +79,10 @@ export class AuthService {
       this.users.setActiveTeam(user.id, teamId);
       membership = { team_id: first.id, user_id: user.id, role: first.role, created_at: first.joined_at };
     }
-    this.tokens.touch(token.id, now.toISOString(), new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString());
+    // Checked on the row in hand first: an UPDATE that matches nothing still takes the
+    // write lock and a statement step on every request (team API keys do the same).
+    const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+    if (!token.last_used_at || token.last_used_at < staleBefore) this.tokens.touch(token.id, now.toISOString(), staleBefore);
     return { kind: "pat", tokenId: token.id, userId: user.id, teamId: teamId!, role: membership.role, scopes: null };
   }
 }

@@ -1,4 +1,6 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { databasePath } from "../../src/services/instance.js";
 import { issueToken } from "../../src/core/tokens.js";
 import { createTestInstance } from "../helpers/instance.js";
 import { transports } from "../helpers/two-ways.js";
@@ -78,6 +80,23 @@ describe.each(transports)("authentication (%s)", (_name, connect) => {
     instance.clock.advance(31_000);
     await request("/api/v1/user/me", { token: instance.token });
     expect(tokens.forUser(instance.userId)[0]!.last_used_at).toBe("2026-11-22T10:01:01.000Z");
+  });
+
+  it("an authenticated read takes no write lock once lastUsedAt is recent (another connection may hold it)", async () => {
+    const { request, instance } = await setup();
+    await request("/api/v1/user/me", { token: instance.token });
+    instance.clock.advance(30_000);
+    // Another process writing (an import, the CLI): it holds the write lock meanwhile.
+    const other = new Database(databasePath(instance.dataDir));
+    instance.services.deps.db.pragma("busy_timeout = 50");
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      const res = await request("/api/v1/user/me", { token: instance.token });
+      expect(res.status).toBe(200);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
   });
 
   it("the raw token is nowhere in the database", async () => {

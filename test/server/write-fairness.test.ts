@@ -4,7 +4,7 @@ import { createTestInstance } from "../helpers/instance.js";
 import { startTestServer } from "../helpers/server.js";
 
 /**
- * Reads must not wait behind writes that arrived just before them. The server runs in
+ * Reads must not wait behind writes that arrived just before them, nor writes behind reads. The server runs in
  * this process: the test holds the event loop while it writes requests to several
  * connections, so the server finds all of them waiting at once when the loop is
  * released, in the order they were sent, and the order of the answers shows who went first.
@@ -78,18 +78,25 @@ async function twoWorkspaces() {
   return { t, writer, server, port: Number(new URL(server.url).port) };
 }
 
+/**
+ * A crowd of requests of one kind, then (once they are all in the server's socket buffers)
+ * one late request of the other kind, each on its own connection: the answers' order.
+ */
+async function crowdThenLate(port: number, crowd: Array<[label: string, request: string]>, late: [label: string, request: string]) {
+  const sockets = await openConnections(port, crowd.length + 1);
+  const answers = answerOrder(new Map([...crowd, late].map(([label], i) => [label, sockets[i]!])));
+  crowd.forEach(([, request], i) => sockets[i]!.write(request));
+  holdEventLoop(30);
+  sockets[crowd.length]!.write(late[1]);
+  holdEventLoop(30);
+  return answers;
+}
+
 describe("reads are not queued behind writes", () => {
   it("a contact list that arrives after eight queued contact adds is answered before most of them", async () => {
     const { t, writer, port } = await twoWorkspaces();
-    const sockets = await openConnections(port, 9);
-    const labelled = new Map(sockets.map((s, i) => [i < 8 ? `add ${i}` : "list", s]));
-    const answers = answerOrder(labelled);
-    // Eight adds, then (once they are all in the server's socket buffers) the read.
-    for (let i = 0; i < 8; i++) sockets[i]!.write(post("/api/v1/contacts/add", writer.token, { email: `w${i}@writers.example`, name: "W" }));
-    holdEventLoop(30);
-    sockets[8]!.write(get("/api/v1/contacts?limit=5", t.token));
-    holdEventLoop(30);
-    const order = await answers;
+    const adds = Array.from({ length: 8 }, (_, i): [string, string] => [`add ${i}`, post("/api/v1/contacts/add", writer.token, { email: `w${i}@writers.example`, name: "W" })]);
+    const order = await crowdThenLate(port, adds, ["list", get("/api/v1/contacts?limit=5", t.token)]);
     expect(order.every((o) => o.status === 200)).toBe(true);
     expect(order.findIndex((o) => o.label === "list")).toBeLessThanOrEqual(1);
     // The writes themselves all happened, in the order they arrived.
@@ -110,5 +117,18 @@ describe("reads are not queued behind writes", () => {
       { label: "import", status: 200 },
     ]);
     expect(t.services.contacts.count(writer.team.id)).toBe(500);
+  });
+});
+
+describe("writes are not queued behind reads", () => {
+  it("a contact add that arrives after twenty queued contact lists is answered before most of them", async () => {
+    const { t, writer, port } = await twoWorkspaces();
+    const lists = Array.from({ length: 20 }, (_, i): [string, string] => [`list ${i}`, get("/api/v1/contacts?limit=5", t.token)]);
+    const order = await crowdThenLate(port, lists, ["add", post("/api/v1/contacts/add", writer.token, { email: "late@writers.example", name: "Late" })]);
+    expect(order.every((o) => o.status === 200)).toBe(true);
+    // Before, every read received ran before the write (it came 21st); now reads and writes alternate.
+    expect(order.findIndex((o) => o.label === "add")).toBeLessThanOrEqual(2);
+    expect(order.filter((o) => o.label !== "add").map((o) => o.label)).toEqual(Array.from({ length: 20 }, (_, i) => `list ${i}`));
+    expect(t.services.contacts.count(writer.team.id)).toBe(1);
   });
 });

@@ -91,6 +91,22 @@ describe("contact uniqueness and limits", () => {
     expect(c.count(t.teamId)).toBe(2);
   });
 
+  it("an import waits for the caller's pause between its slices (the server's write turn), each slice whole", async () => {
+    const t = createTestInstance();
+    const c = t.services.contacts;
+    const countsAtPauses: number[] = [];
+    const pause = () => {
+      countsAtPauses.push(c.count(t.teamId));
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    const items = Array.from({ length: 300 }, (_, i) => ({ email: `p${i}@x.example`, name: `P ${i}` }));
+    const result = await c.addMany(t.teamId, items, [], { pause });
+    expect(result.created).toBe(300);
+    // Several slices (a contact costs about a millisecond, a slice 8 to 64 ms), each committed before the pause.
+    expect(countsAtPauses.length).toBeGreaterThan(0);
+    expect(countsAtPauses.every((n, i) => n > 0 && n < 300 && (i === 0 || n > countsAtPauses[i - 1]!))).toBe(true);
+  });
+
   it("never exceeds the limit when two processes add at the same time", async () => {
     const t = createTestInstance({ plan: "free" });
     t.services.plans.set("free", { maxContacts: 30 });
