@@ -9,13 +9,6 @@ export interface BackupOptions {
   file: string;
 }
 
-export async function runBackup(ctx: CommandContext, options: BackupOptions): Promise<void> {
-  const instance = ctx.openInstance();
-  const destination = resolve(options.file);
-  await backupDatabase(instance.services.deps.db, destination);
-  ctx.info(`Backed up ${instance.dataDir} to ${destination}. Keep the key file (${instance.dataDir}/secret.key) or OUTREACH_SECRET_KEY too: without it encrypted fields cannot be read.`);
-}
-
 export function registerBackup(admin: Command, ctx: CommandContext): void {
   const command = admin
     .command("backup")
@@ -23,4 +16,11 @@ export function registerBackup(admin: Command, ctx: CommandContext): void {
     .argument("<file>", "where to write the copy")
     .action((file: string) => runBackup(ctx, { file }));
   example(command, "outreach admin backup /backups/outreach-$(date +%F).db");
+}
+
+export async function runBackup(ctx: CommandContext, options: BackupOptions): Promise<void> {
+  const instance = ctx.openInstance();
+  const destination = resolve(options.file);
+  await backupDatabase(instance.services.deps.db, destination);
+  ctx.info(`Backed up ${instance.dataDir} to ${destination}. Keep the key file (${instance.dataDir}/secret.key) or OUTREACH_SECRET_KEY too: without it encrypted fields cannot be read.`);
 }

@@ -19,6 +19,16 @@ export interface KeysRotateOptions {
   keepOld: boolean;
 }
 
+export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
+  const command = keys
+    .command("rotate")
+    .description("re-encrypt every encrypted field under a new key, in batches, while a server may keep serving")
+    .option("--batch-size <n>", "rows per transaction", "200")
+    .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)")
+    .action((flags: KeysRotateFlags) => runKeysRotate(ctx, parseKeysRotateOptions(flags)));
+  example(command, "outreach admin keys rotate", "OUTREACH_SECRET_KEY=$NEW OUTREACH_SECRET_KEY_PREVIOUS=$OLD outreach admin keys rotate");
+}
+
 export function parseKeysRotateOptions(flags: KeysRotateFlags): KeysRotateOptions {
   return { batchSize: intFlag("--batch-size", flags.batchSize, { min: 1, max: 10_000 })!, keepOld: Boolean(flags.keepOld) };
 }
@@ -69,14 +79,4 @@ function addOrResumeFileKey(ctx: CommandContext, instance: Instance): void {
   if (loaded.keyIds.length > 1) ctx.info(`Resuming the rotation to key ${loaded.currentId}.`);
   else ctx.info(`Added key ${addKeyToKeyFile(instance.dataDir, instance.services.deps.clock.now())}; a running server picks it up for new writes.`);
   instance.services.keys.replace(loadKeyring(instance.dataDir, {}));
-}
-
-export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
-  const command = keys
-    .command("rotate")
-    .description("re-encrypt every encrypted field under a new key, in batches, while a server may keep serving")
-    .option("--batch-size <n>", "rows per transaction", "200")
-    .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)")
-    .action((flags: KeysRotateFlags) => runKeysRotate(ctx, parseKeysRotateOptions(flags)));
-  example(command, "outreach admin keys rotate", "OUTREACH_SECRET_KEY=$NEW OUTREACH_SECRET_KEY_PREVIOUS=$OLD outreach admin keys rotate");
 }

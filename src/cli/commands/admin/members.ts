@@ -12,11 +12,6 @@ export interface MembersAddOptions {
   role: Role;
 }
 
-export function runMembersAdd(ctx: CommandContext, options: MembersAddOptions): void {
-  const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: options.role });
-  ctx.info(`${user.email} is now ${options.role} of ${team.slug}.`);
-}
-
 export function registerMembersAdd(members: Command, ctx: CommandContext): void {
   const command = members
     .command("add")
@@ -28,10 +23,22 @@ export function registerMembersAdd(members: Command, ctx: CommandContext): void 
   example(command, "outreach admin members add --team acme --email bob@example.com --role admin");
 }
 
+export function runMembersAdd(ctx: CommandContext, options: MembersAddOptions): void {
+  const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: options.role });
+  ctx.info(`${user.email} is now ${options.role} of ${team.slug}.`);
+}
+
 /** `outreach admin members list`: a workspace's members and their roles. */
 export interface MembersListOptions {
   team: string;
   json?: boolean;
+}
+
+export function registerMembersList(members: Command, ctx: CommandContext): void {
+  const command = withJson(members.command("list").description("list a workspace's members and their roles").requiredOption("--team <slug>", "workspace slug")).action(
+    (options: MembersListOptions) => runMembersList(ctx, options),
+  );
+  example(command, "outreach admin members list --team acme");
 }
 
 export function runMembersList(ctx: CommandContext, options: MembersListOptions): void {
@@ -46,24 +53,11 @@ export function runMembersList(ctx: CommandContext, options: MembersListOptions)
   ]);
 }
 
-export function registerMembersList(members: Command, ctx: CommandContext): void {
-  const command = withJson(members.command("list").description("list a workspace's members and their roles").requiredOption("--team <slug>", "workspace slug")).action(
-    (options: MembersListOptions) => runMembersList(ctx, options),
-  );
-  example(command, "outreach admin members list --team acme");
-}
-
 /** `outreach admin members rm`: a user leaves a workspace (the user and their other workspaces stay). */
 export interface MembersRmOptions {
   team: string;
   email: string;
   json?: boolean;
-}
-
-export function runMembersRm(ctx: CommandContext, options: MembersRmOptions): void {
-  const { team, user } = ctx.openInstance().services.identity.removeMember({ teamSlug: options.team, email: options.email });
-  if (options.json) return printJson(ctx.io, { team: team.slug, user: toUser(user) });
-  ctx.info(`${user.email} is no longer a member of ${team.slug}.`);
 }
 
 export function registerMembersRm(members: Command, ctx: CommandContext): void {
@@ -75,4 +69,10 @@ export function registerMembersRm(members: Command, ctx: CommandContext): void {
       .requiredOption("--email <email>", "the user's email"),
   ).action((options: MembersRmOptions) => runMembersRm(ctx, options));
   example(command, "outreach admin members rm --team acme --email bob@example.com");
+}
+
+export function runMembersRm(ctx: CommandContext, options: MembersRmOptions): void {
+  const { team, user } = ctx.openInstance().services.identity.removeMember({ teamSlug: options.team, email: options.email });
+  if (options.json) return printJson(ctx.io, { team: team.slug, user: toUser(user) });
+  ctx.info(`${user.email} is no longer a member of ${team.slug}.`);
 }

@@ -9,6 +9,11 @@ export interface PlansListOptions {
   json?: boolean;
 }
 
+export function registerPlansList(plans: Command, ctx: CommandContext): void {
+  const command = withJson(plans.command("list").description("list plans and their limits")).action((options: PlansListOptions) => runPlansList(ctx, options));
+  example(command, "outreach admin plans list");
+}
+
 export function runPlansList(ctx: CommandContext, options: PlansListOptions): void {
   const rows = ctx.openInstance().services.plans.all();
   if (options.json) return printJson(ctx.io, rows);
@@ -19,11 +24,6 @@ export function runPlansList(ctx: CommandContext, options: PlansListOptions): vo
     { header: "CUSTOM SENDER", value: (p) => (p.customSender ? "yes" : "no") },
     { header: "DAILY SENDS", value: (p) => p.dailySends ?? "unlimited" },
   ]);
-}
-
-export function registerPlansList(plans: Command, ctx: CommandContext): void {
-  const command = withJson(plans.command("list").description("list plans and their limits")).action((options: PlansListOptions) => runPlansList(ctx, options));
-  example(command, "outreach admin plans list");
 }
 
 /** `outreach admin plans set NAME`: create a plan or change its default limits. */
@@ -43,6 +43,19 @@ export interface PlansSetOptions {
   dailySends: number | null | undefined;
 }
 
+export function registerPlansSet(plans: Command, ctx: CommandContext): void {
+  const command = plans
+    .command("set")
+    .description("create a plan or change its default limits")
+    .argument("<plan>", "plan name")
+    .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
+    .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
+    .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
+    .option("--daily-sends <n>", "messages a workspace may send per UTC day (a number or 'unlimited')")
+    .action((name: string, flags: PlansSetFlags) => runPlansSet(ctx, parsePlansSetOptions(name, flags)));
+  example(command, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes --daily-sends 20000");
+}
+
 export function parsePlansSetOptions(name: string, flags: PlansSetFlags): PlansSetOptions {
   return {
     name,
@@ -59,17 +72,4 @@ export function runPlansSet(ctx: CommandContext, { name, ...limits }: PlansSetOp
     `plan ${plan.name}: daily searches ${plan.dailySearches ?? "unlimited"}, contacts ${plan.maxContacts ?? "unlimited"}, ` +
       `custom sender ${plan.customSender ? "yes" : "no"}, daily sends ${plan.dailySends ?? "unlimited"}.`,
   );
-}
-
-export function registerPlansSet(plans: Command, ctx: CommandContext): void {
-  const command = plans
-    .command("set")
-    .description("create a plan or change its default limits")
-    .argument("<plan>", "plan name")
-    .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
-    .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
-    .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
-    .option("--daily-sends <n>", "messages a workspace may send per UTC day (a number or 'unlimited')")
-    .action((name: string, flags: PlansSetFlags) => runPlansSet(ctx, parsePlansSetOptions(name, flags)));
-  example(command, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes --daily-sends 20000");
 }

@@ -13,15 +13,6 @@ export interface TeamsCreateOptions {
   json?: boolean;
 }
 
-export function runTeamsCreate(ctx: CommandContext, options: TeamsCreateOptions): void {
-  const identity = ctx.openInstance().services.identity;
-  const owner = identity.requireUserByEmail(options.owner);
-  const team = identity.createTeam({ name: options.name, ownerId: owner.id, plan: options.plan });
-  if (options.json) return printJson(ctx.io, toWorkspace(team, "owner"));
-  ctx.info(`Created workspace "${team.name}" (${team.slug}, ${team.id}), plan ${team.plan}, owned by ${owner.email}.`);
-  ctx.io.stdout.write(team.id + "\n");
-}
-
 export function registerTeamsCreate(teams: Command, ctx: CommandContext): void {
   const command = withJson(
     teams
@@ -34,9 +25,23 @@ export function registerTeamsCreate(teams: Command, ctx: CommandContext): void {
   example(command, "outreach admin teams create --name Acme --owner ada@example.com --plan pro");
 }
 
+export function runTeamsCreate(ctx: CommandContext, options: TeamsCreateOptions): void {
+  const identity = ctx.openInstance().services.identity;
+  const owner = identity.requireUserByEmail(options.owner);
+  const team = identity.createTeam({ name: options.name, ownerId: owner.id, plan: options.plan });
+  if (options.json) return printJson(ctx.io, toWorkspace(team, "owner"));
+  ctx.info(`Created workspace "${team.name}" (${team.slug}, ${team.id}), plan ${team.plan}, owned by ${owner.email}.`);
+  ctx.io.stdout.write(team.id + "\n");
+}
+
 /** `outreach admin teams list`: every workspace with its plan and member count. */
 export interface TeamsListOptions {
   json?: boolean;
+}
+
+export function registerTeamsList(teams: Command, ctx: CommandContext): void {
+  const command = withJson(teams.command("list").description("list every workspace with its plan and member count")).action((options: TeamsListOptions) => runTeamsList(ctx, options));
+  example(command, "outreach admin teams list");
 }
 
 export function runTeamsList(ctx: CommandContext, options: TeamsListOptions): void {
@@ -53,23 +58,12 @@ export function runTeamsList(ctx: CommandContext, options: TeamsListOptions): vo
   ]);
 }
 
-export function registerTeamsList(teams: Command, ctx: CommandContext): void {
-  const command = withJson(teams.command("list").description("list every workspace with its plan and member count")).action((options: TeamsListOptions) => runTeamsList(ctx, options));
-  example(command, "outreach admin teams list");
-}
-
 /** `outreach admin teams rename`: a new name, and the slug follows unless --slug is given. */
 export interface TeamsRenameOptions {
   team: string;
   name: string;
   slug?: string;
   json?: boolean;
-}
-
-export function runTeamsRename(ctx: CommandContext, options: TeamsRenameOptions): void {
-  const team = ctx.openInstance().services.identity.renameTeam({ teamSlug: options.team, name: options.name, slug: options.slug });
-  if (options.json) return printJson(ctx.io, { id: team.id, name: team.name, slug: team.slug, plan: team.plan });
-  ctx.info(`Workspace ${options.team} is now "${team.name}" (${team.slug}).`);
 }
 
 export function registerTeamsRename(teams: Command, ctx: CommandContext): void {
@@ -82,6 +76,12 @@ export function registerTeamsRename(teams: Command, ctx: CommandContext): void {
       .option("--slug <slug>", "the new slug (lowercase letters, digits, dashes)"),
   ).action((options: TeamsRenameOptions) => runTeamsRename(ctx, options));
   example(command, 'outreach admin teams rename --team personal --name "Acme Dental"', "outreach admin teams rename --team personal --name Acme --slug acme");
+}
+
+export function runTeamsRename(ctx: CommandContext, options: TeamsRenameOptions): void {
+  const team = ctx.openInstance().services.identity.renameTeam({ teamSlug: options.team, name: options.name, slug: options.slug });
+  if (options.json) return printJson(ctx.io, { id: team.id, name: team.name, slug: team.slug, plan: team.plan });
+  ctx.info(`Workspace ${options.team} is now "${team.name}" (${team.slug}).`);
 }
 
 /** `outreach admin teams set-plan`: a workspace's plan and, optionally, its own limits. */
@@ -100,6 +100,18 @@ export interface TeamsSetPlanOptions {
   maxContacts: number | null | undefined;
 }
 
+export function registerTeamsSetPlan(teams: Command, ctx: CommandContext): void {
+  const command = teams
+    .command("set-plan")
+    .description("change a workspace's plan and, optionally, override its limits")
+    .requiredOption("--team <slug>", "workspace slug")
+    .requiredOption("--plan <plan>", "plan name")
+    .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
+    .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')")
+    .action((flags: TeamsSetPlanFlags) => runTeamsSetPlan(ctx, parseTeamsSetPlanOptions(flags)));
+  example(command, "outreach admin teams set-plan --team acme --plan pro", "outreach admin teams set-plan --team acme --plan free --daily-searches 100");
+}
+
 export function parseTeamsSetPlanOptions(flags: TeamsSetPlanFlags): TeamsSetPlanOptions {
   return {
     team: flags.team,
@@ -116,16 +128,4 @@ export function runTeamsSetPlan(ctx: CommandContext, options: TeamsSetPlanOption
   ctx.info(
     `${team.slug}: plan ${limits.plan}, daily searches ${limits.dailySearches ?? "unlimited"}, contacts ${limits.maxContacts ?? "unlimited"}, custom sender ${limits.customSender ? "yes" : "no"}.`,
   );
-}
-
-export function registerTeamsSetPlan(teams: Command, ctx: CommandContext): void {
-  const command = teams
-    .command("set-plan")
-    .description("change a workspace's plan and, optionally, override its limits")
-    .requiredOption("--team <slug>", "workspace slug")
-    .requiredOption("--plan <plan>", "plan name")
-    .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
-    .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')")
-    .action((flags: TeamsSetPlanFlags) => runTeamsSetPlan(ctx, parseTeamsSetPlanOptions(flags)));
-  example(command, "outreach admin teams set-plan --team acme --plan pro", "outreach admin teams set-plan --team acme --plan free --daily-searches 100");
 }

@@ -11,6 +11,13 @@ export interface TokensCreateOptions {
   json?: boolean;
 }
 
+export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
+  const command = withJson(
+    tokens.command("create").description("issue a new personal access token for a user").requiredOption("--email <email>", "the user's email").option("--name <name>", "a label for the token", "admin"),
+  ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
+  example(command, "outreach admin tokens create --email ada@example.com");
+}
+
 export function runTokensCreate(ctx: CommandContext, options: TokensCreateOptions): void {
   const identity = ctx.openInstance().services.identity;
   const user = identity.requireUserByEmail(options.email);
@@ -18,11 +25,4 @@ export function runTokensCreate(ctx: CommandContext, options: TokensCreateOption
   if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
   ctx.info(`New token for ${user.email} (shown once):`);
   ctx.io.stdout.write(token.raw + "\n");
-}
-
-export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
-  const command = withJson(
-    tokens.command("create").description("issue a new personal access token for a user").requiredOption("--email <email>", "the user's email").option("--name <name>", "a label for the token", "admin"),
-  ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
-  example(command, "outreach admin tokens create --email ada@example.com");
 }

@@ -11,15 +11,6 @@ export interface UsersCreateOptions {
   json?: boolean;
 }
 
-export function runUsersCreate(ctx: CommandContext, options: UsersCreateOptions): void {
-  const identity = ctx.openInstance().services.identity;
-  const user = identity.createUser({ name: options.name, email: options.email });
-  const token = identity.issuePersonalToken(user.id, "admin");
-  if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
-  ctx.info(`Created ${user.name} <${user.email}> (${user.id}). Their token, shown once:`);
-  ctx.io.stdout.write(token.raw + "\n");
-}
-
 export function registerUsersCreate(users: Command, ctx: CommandContext): void {
   const command = withJson(
     users
@@ -31,9 +22,23 @@ export function registerUsersCreate(users: Command, ctx: CommandContext): void {
   example(command, "outreach admin users create --email bob@example.com --name Bob");
 }
 
+export function runUsersCreate(ctx: CommandContext, options: UsersCreateOptions): void {
+  const identity = ctx.openInstance().services.identity;
+  const user = identity.createUser({ name: options.name, email: options.email });
+  const token = identity.issuePersonalToken(user.id, "admin");
+  if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
+  ctx.info(`Created ${user.name} <${user.email}> (${user.id}). Their token, shown once:`);
+  ctx.io.stdout.write(token.raw + "\n");
+}
+
 /** `outreach admin users list`: every user and how many workspaces each is in. */
 export interface UsersListOptions {
   json?: boolean;
+}
+
+export function registerUsersList(users: Command, ctx: CommandContext): void {
+  const command = withJson(users.command("list").description("list every user and how many workspaces each is in")).action((options: UsersListOptions) => runUsersList(ctx, options));
+  example(command, "outreach admin users list", "outreach admin users list --json");
 }
 
 export function runUsersList(ctx: CommandContext, options: UsersListOptions): void {
@@ -49,23 +54,11 @@ export function runUsersList(ctx: CommandContext, options: UsersListOptions): vo
   ]);
 }
 
-export function registerUsersList(users: Command, ctx: CommandContext): void {
-  const command = withJson(users.command("list").description("list every user and how many workspaces each is in")).action((options: UsersListOptions) => runUsersList(ctx, options));
-  example(command, "outreach admin users list", "outreach admin users list --json");
-}
-
 /** `outreach admin users rm`: a user with their memberships and tokens. */
 export interface UsersRmOptions {
   email: string;
   withWorkspaces?: boolean;
   json?: boolean;
-}
-
-export function runUsersRm(ctx: CommandContext, options: UsersRmOptions): void {
-  const { user, removedWorkspaces } = ctx.openInstance().services.identity.removeUser(options.email, { withWorkspaces: options.withWorkspaces });
-  if (options.json) return printJson(ctx.io, { user: toUser(user), removedWorkspaces });
-  ctx.info(`Removed ${user.email} (${user.id}), their memberships and tokens.`);
-  if (removedWorkspaces.length) ctx.info(`Removed the workspace${removedWorkspaces.length === 1 ? "" : "s"} they were alone in, with all it held: ${removedWorkspaces.join(", ")}.`);
 }
 
 export function registerUsersRm(users: Command, ctx: CommandContext): void {
@@ -77,4 +70,11 @@ export function registerUsersRm(users: Command, ctx: CommandContext): void {
       .option("--with-workspaces", "also remove the workspaces the user is the only member of, with everything they hold"),
   ).action((options: UsersRmOptions) => runUsersRm(ctx, options));
   example(command, "outreach admin users rm --email bob@example.com", "outreach admin users rm --email bob@example.com --with-workspaces");
+}
+
+export function runUsersRm(ctx: CommandContext, options: UsersRmOptions): void {
+  const { user, removedWorkspaces } = ctx.openInstance().services.identity.removeUser(options.email, { withWorkspaces: options.withWorkspaces });
+  if (options.json) return printJson(ctx.io, { user: toUser(user), removedWorkspaces });
+  ctx.info(`Removed ${user.email} (${user.id}), their memberships and tokens.`);
+  if (removedWorkspaces.length) ctx.info(`Removed the workspace${removedWorkspaces.length === 1 ? "" : "s"} they were alone in, with all it held: ${removedWorkspaces.join(", ")}.`);
 }

@@ -19,6 +19,22 @@ export interface AddOptions {
   json?: boolean;
 }
 
+export function registerAdd(domains: Command, ctx: CommandContext): void {
+  const command = withJson(
+    domains
+      .command("add")
+      .description("add a sending domain and print the DNS records to publish")
+      .argument("<domain>", "the domain to send from, e.g. example.com")
+      .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
+      .option("--sender-name <name>", "the From name"),
+  ).action((domain: string, flags: AddFlags) => runAdd(ctx, parseAddOptions(domain, flags)));
+  example(
+    command,
+    'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
+    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
+  );
+}
+
 export function parseAddOptions(domain: string, flags: AddFlags): AddOptions {
   requireFlags(flags, { senderEmail: "--sender-email", senderName: "--sender-name" });
   return { domain, senderEmail: flags.senderEmail!, senderName: flags.senderName!, json: flags.json };
@@ -34,20 +50,4 @@ export async function runAdd(ctx: CommandContext, { domain, senderEmail, senderN
   ctx.info(`Added ${added.domain} (${added.id}). Publish these records at your DNS provider, then run:`);
   ctx.info(`  outreach domains verify ${added.domain} --wait`);
   printRecords(ctx, added.dnsRecords, false);
-}
-
-export function registerAdd(domains: Command, ctx: CommandContext): void {
-  const command = withJson(
-    domains
-      .command("add")
-      .description("add a sending domain and print the DNS records to publish")
-      .argument("<domain>", "the domain to send from, e.g. example.com")
-      .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
-      .option("--sender-name <name>", "the From name"),
-  ).action((domain: string, flags: AddFlags) => runAdd(ctx, parseAddOptions(domain, flags)));
-  example(
-    command,
-    'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
-    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
-  );
 }

@@ -9,6 +9,11 @@ export interface ListOptions {
   json?: boolean;
 }
 
+export function registerList(domains: Command, ctx: CommandContext): void {
+  const command = withJson(domains.command("list").description("list the workspace's sending domains")).action((options: ListOptions) => runList(ctx, options));
+  example(command, "outreach domains list", "outreach domains list --json");
+}
+
 export async function runList(ctx: CommandContext, options: ListOptions): Promise<void> {
   const client = await ctx.client();
   const result = await listDomains(client, await activeTeamId(client, ctx.io.signal), ctx.io.signal);
@@ -25,9 +30,4 @@ export async function runList(ctx: CommandContext, options: ListOptions): Promis
     { header: "SENDER", value: (d) => `${d.senderName} <${d.senderEmail}>` },
     { header: "LAST CHECKED", value: (d) => timeCell(ctx.io, ctx.clock.now(), d.lastCheckedAt, "never") },
   ]);
-}
-
-export function registerList(domains: Command, ctx: CommandContext): void {
-  const command = withJson(domains.command("list").description("list the workspace's sending domains")).action((options: ListOptions) => runList(ctx, options));
-  example(command, "outreach domains list", "outreach domains list --json");
 }

@@ -12,6 +12,16 @@ export interface RmOptions {
   yes?: boolean;
 }
 
+export function registerRm(domains: Command, ctx: CommandContext): void {
+  const command = domains
+    .command("rm")
+    .description("remove a sending domain and its DKIM key")
+    .argument("<domain>", "domain name or id")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action((ref: string, options: { yes?: boolean }) => runRm(ctx, { ref, yes: options.yes }));
+  example(command, "outreach domains rm example.com", "outreach domains rm dom_3kF9x2… --yes");
+}
+
 export async function runRm(ctx: CommandContext, options: RmOptions): Promise<void> {
   const client = await ctx.client();
   const target = findDomain((await listDomains(client, await activeTeamId(client, ctx.io.signal), ctx.io.signal)).domains, options.ref);
@@ -25,14 +35,4 @@ export async function runRm(ctx: CommandContext, options: RmOptions): Promise<vo
   }
   await client.call("sendingDomains.delete", { params: { id: target.id }, signal: ctx.io.signal });
   ctx.info(`Removed ${target.domain} (${target.id}).`);
-}
-
-export function registerRm(domains: Command, ctx: CommandContext): void {
-  const command = domains
-    .command("rm")
-    .description("remove a sending domain and its DKIM key")
-    .argument("<domain>", "domain name or id")
-    .option("-y, --yes", "do not ask for confirmation")
-    .action((ref: string, options: { yes?: boolean }) => runRm(ctx, { ref, yes: options.yes }));
-  example(command, "outreach domains rm example.com", "outreach domains rm dom_3kF9x2… --yes");
 }

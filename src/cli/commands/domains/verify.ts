@@ -27,6 +27,19 @@ export interface VerifyOptions {
   json?: boolean;
 }
 
+export function registerVerify(domains: Command, ctx: CommandContext): void {
+  const command = withJson(
+    domains
+      .command("verify")
+      .description("look the domain's records up in DNS now; with --wait, re-check with backoff until verified")
+      .argument("<domain>", "domain name or id")
+      .option("--wait", "keep checking until the domain is verified or --timeout passes")
+      .option("--timeout <duration>", "how long --wait keeps trying (e.g. 30s, 10m, 1h)", "10m")
+      .option("--interval <duration>", "first pause between checks with --wait; doubles up to 5 minutes", "10s"),
+  ).action((ref: string, flags: VerifyFlags) => runVerify(ctx, parseVerifyOptions(ref, flags)));
+  example(command, "outreach domains verify example.com", "outreach domains verify example.com --wait --timeout 30m", "outreach domains verify dom_3kF9x2… --json");
+}
+
 export function parseVerifyOptions(ref: string, flags: VerifyFlags): VerifyOptions {
   const timeoutMs = durationFlag("--timeout", flags.timeout);
   const intervalMs = Math.max(1, durationFlag("--interval", flags.interval));
@@ -89,17 +102,4 @@ function reportChangedRecords(ctx: CommandContext, domain: SendingDomain, seen: 
     const colour = record.status === "verified" ? ctx.color.green : record.status === "failed" ? ctx.color.red : ctx.color.yellow;
     ctx.info(`${PURPOSE[record.purpose].padEnd(11)} ${record.type.padEnd(5)} ${record.host}: ${colour(record.status)}${record.error ? ` (${record.error})` : ""}`);
   }
-}
-
-export function registerVerify(domains: Command, ctx: CommandContext): void {
-  const command = withJson(
-    domains
-      .command("verify")
-      .description("look the domain's records up in DNS now; with --wait, re-check with backoff until verified")
-      .argument("<domain>", "domain name or id")
-      .option("--wait", "keep checking until the domain is verified or --timeout passes")
-      .option("--timeout <duration>", "how long --wait keeps trying (e.g. 30s, 10m, 1h)", "10m")
-      .option("--interval <duration>", "first pause between checks with --wait; doubles up to 5 minutes", "10s"),
-  ).action((ref: string, flags: VerifyFlags) => runVerify(ctx, parseVerifyOptions(ref, flags)));
-  example(command, "outreach domains verify example.com", "outreach domains verify example.com --wait --timeout 30m", "outreach domains verify dom_3kF9x2… --json");
 }

@@ -17,6 +17,24 @@ export interface RetryOptions {
   out?: string;
 }
 
+export function registerRetry(leads: Command, ctx: CommandContext): void {
+  const command = leads
+    .command("retry")
+    .description("finish website enrichment of the leads a search left pending (enrichmentRetryToken; single use, 15 minutes)")
+    .argument("<token>", "the enrichmentRetryToken of the search (a UUID)")
+    .option("--json", "print {leads} as JSON")
+    .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
+    .option("--csv", "print CSV with a header row")
+    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
+    .action((token: string, flags: DataFormatFlags) => runRetry(ctx, parseRetryOptions(token, flags)));
+  example(
+    command,
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61",
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --csv --out retried.csv",
+    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --ndjson | jq -c 'select(.type==\"complete\")'",
+  );
+}
+
 export function parseRetryOptions(token: string, flags: DataFormatFlags): RetryOptions {
   if (!UUID.test(token.trim())) throw new UsageError(`TOKEN must be the enrichmentRetryToken of a search, a UUID (got ${JSON.stringify(token)})`);
   return { token: token.trim(), format: chooseDataFormat(flags), out: flags.out };
@@ -43,22 +61,4 @@ export async function runRetry(ctx: CommandContext, { token, format, out }: Retr
   });
   const withEmail = result.filter((l) => l.email).length;
   ctx.info(`${result.length} lead(s) enriched, ${withEmail} with an email${out ? `; written to ${out}` : ""}. Merge them into the search results by placeId.`);
-}
-
-export function registerRetry(leads: Command, ctx: CommandContext): void {
-  const command = leads
-    .command("retry")
-    .description("finish website enrichment of the leads a search left pending (enrichmentRetryToken; single use, 15 minutes)")
-    .argument("<token>", "the enrichmentRetryToken of the search (a UUID)")
-    .option("--json", "print {leads} as JSON")
-    .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
-    .option("--csv", "print CSV with a header row")
-    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
-    .action((token: string, flags: DataFormatFlags) => runRetry(ctx, parseRetryOptions(token, flags)));
-  example(
-    command,
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61",
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --csv --out retried.csv",
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --ndjson | jq -c 'select(.type==\"complete\")'",
-  );
 }

@@ -16,6 +16,18 @@ export interface DownloadFlags {
 
 export type DownloadOptions = { list: true; filter?: string; json?: boolean } | { list: false; region: string; import?: boolean; json?: boolean };
 
+export function registerDownload(places: Command, ctx: CommandContext): void {
+  const command = withJson(
+    places
+      .command("download")
+      .description("download a region's OpenStreetMap extract from Geofabrik (checked against its MD5, resumed when interrupted, kept in the data directory)")
+      .argument("[region]", "region id or name from Geofabrik's index (\"liechtenstein\", \"us/california\", \"Bayern\")")
+      .option("--import", "import it when downloaded (replacing the region's earlier import)")
+      .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
+  ).action((region: string | undefined, flags: DownloadFlags) => runDownload(ctx, parseDownloadOptions(region, flags)));
+  example(command, "outreach places download --list europe", "outreach places download liechtenstein --import", "outreach places download us/california");
+}
+
 export function parseDownloadOptions(region: string | undefined, flags: DownloadFlags): DownloadOptions {
   if (flags.list !== undefined) return { list: true, filter: typeof flags.list === "string" ? flags.list : undefined, json: flags.json };
   if (!region) throw new UsageError("name a region to download (`outreach places download --list` lists them)");
@@ -54,16 +66,4 @@ export async function runDownload(ctx: CommandContext, options: DownloadOptions)
   if (options.json) printJson(ctx.io, result);
   else if (result.imported) printSummary(ctx, result.imported);
   if (!options.import) ctx.info(`Import it with \`outreach places import ${result.record.file}\`, or run this again with --import.`);
-}
-
-export function registerDownload(places: Command, ctx: CommandContext): void {
-  const command = withJson(
-    places
-      .command("download")
-      .description("download a region's OpenStreetMap extract from Geofabrik (checked against its MD5, resumed when interrupted, kept in the data directory)")
-      .argument("[region]", "region id or name from Geofabrik's index (\"liechtenstein\", \"us/california\", \"Bayern\")")
-      .option("--import", "import it when downloaded (replacing the region's earlier import)")
-      .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
-  ).action((region: string | undefined, flags: DownloadFlags) => runDownload(ctx, parseDownloadOptions(region, flags)));
-  example(command, "outreach places download --list europe", "outreach places download liechtenstein --import", "outreach places download us/california");
 }

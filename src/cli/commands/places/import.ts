@@ -30,6 +30,26 @@ export interface ImportOptions {
   json?: boolean;
 }
 
+export function registerImport(places: Command, ctx: CommandContext): void {
+  const command = withJson(
+    places
+      .command("import")
+      .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
+      .argument("[files...]", "files to import, in order")
+      .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
+      .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
+      .option("--replace", "drop everything previously imported from a file of the same name first")
+      .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  ).action((given: string[], flags: ImportFlags) => runImport(ctx, parseImportOptions(given, flags)));
+  example(
+    command,
+    "outreach places import --sample",
+    "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
+    "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
+    "outreach places import my-dentists.csv --replace --json",
+  );
+}
+
 /** Flags → options, or a usage error; whether the files exist and can be read is the run's to check (before it imports any). */
 export function parseImportOptions(given: string[], flags: ImportFlags): ImportOptions {
   if (given.length === 0 && !flags.sample) throw new UsageError("give the files to import, or --sample for the bundled Monaco extract");
@@ -91,24 +111,4 @@ async function importOne(ctx: CommandContext, service: PlacesImport, file: strin
       : `${summary.file}: ${summary.total.toLocaleString("en")} places in ${summary.seconds.toFixed(1)} s`,
   );
   return summary;
-}
-
-export function registerImport(places: Command, ctx: CommandContext): void {
-  const command = withJson(
-    places
-      .command("import")
-      .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
-      .argument("[files...]", "files to import, in order")
-      .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
-      .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
-      .option("--replace", "drop everything previously imported from a file of the same name first")
-      .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
-  ).action((given: string[], flags: ImportFlags) => runImport(ctx, parseImportOptions(given, flags)));
-  example(
-    command,
-    "outreach places import --sample",
-    "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
-    "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
-    "outreach places import my-dentists.csv --replace --json",
-  );
 }

@@ -12,6 +12,13 @@ export interface StatsOptions {
 
 type PlaceStats = ReturnType<Instance["services"]["placesImport"]["stats"]>;
 
+export function registerStats(places: Command, ctx: CommandContext): void {
+  const command = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action((options: StatsOptions) =>
+    runStats(ctx, options),
+  );
+  example(command, "outreach places stats", "outreach places stats --json");
+}
+
 export function runStats(ctx: CommandContext, options: StatsOptions): void {
   const stats = ctx.openInstance().services.placesImport.stats();
   const kinds = new Set(stats.sources.map((s) => s.kind));
@@ -73,11 +80,4 @@ export function sourceStatus(status: "importing" | "complete" | "failed"): strin
   if (status === "complete") return "complete";
   if (status === "failed") return "partial (stopped; its places so far are searchable: import the file again to complete it)";
   return "importing (if no import runs, it was killed: import the file again)";
-}
-
-export function registerStats(places: Command, ctx: CommandContext): void {
-  const command = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action((options: StatsOptions) =>
-    runStats(ctx, options),
-  );
-  example(command, "outreach places stats", "outreach places stats --json");
 }

@@ -11,6 +11,13 @@ export interface UpdateOptions {
   json?: boolean;
 }
 
+export function registerUpdate(places: Command, ctx: CommandContext): void {
+  const command = withJson(places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since")).action(
+    (options: UpdateOptions) => runUpdate(ctx, options),
+  );
+  example(command, "outreach places update");
+}
+
 export async function runUpdate(ctx: CommandContext, options: UpdateOptions): Promise<void> {
   const service = ctx.openInstance().services.regionDownloads;
   if (Object.keys(service.records()).length === 0) {
@@ -38,11 +45,4 @@ export async function runUpdate(ctx: CommandContext, options: UpdateOptions): Pr
     else ctx.info(`${id}: up to date`);
   }
   if (options.json) printJson(ctx.io, results);
-}
-
-export function registerUpdate(places: Command, ctx: CommandContext): void {
-  const command = withJson(places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since")).action(
-    (options: UpdateOptions) => runUpdate(ctx, options),
-  );
-  example(command, "outreach places update");
 }
