@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
+import { attachVerbs } from "./shared.js";
 import { registerCancel } from "./campaigns/cancel.js";
 import { registerCreate } from "./campaigns/create.js";
 import { registerDraft } from "./campaigns/draft.js";
@@ -18,18 +19,22 @@ import { registerUnconfirmed } from "./campaigns/unconfirmed.js";
 /** `outreach campaigns`: each verb is its own file in campaigns/; attached here in the order of --help. */
 export function registerCampaigns(program: Command, ctx: CommandContext): void {
   const campaigns = program.command("campaigns").description("create campaigns, change their lifecycle and trigger lifetime campaigns");
-  registerList(campaigns, ctx);
-  registerShow(campaigns, ctx);
-  registerCreate(campaigns, ctx);
-  registerEdit(campaigns, ctx);
-  registerLaunch(campaigns, ctx);
-  registerPreview(campaigns, ctx);
-  registerLifecycleVerbs(campaigns, ctx);
-  registerTrigger(campaigns, ctx);
-  registerExecutions(campaigns, ctx);
-  registerCancel(campaigns, ctx);
-  registerUnconfirmed(campaigns, ctx);
-  registerDraft(campaigns, ctx);
-  registerOpeners(campaigns, ctx);
-  registerReplies(campaigns, ctx);
+  attachVerbs(
+    campaigns,
+    ctx,
+    registerList,
+    registerShow,
+    registerCreate,
+    registerEdit,
+    registerLaunch,
+    registerPreview,
+    registerLifecycleVerbs,
+    registerTrigger,
+    registerExecutions,
+    registerCancel,
+    registerUnconfirmed,
+    registerDraft,
+    registerOpeners,
+    registerReplies,
+  );
 }

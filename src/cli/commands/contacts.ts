@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
+import { attachVerbs } from "./shared.js";
 import { registerAdd } from "./contacts/add.js";
 import { registerExport } from "./contacts/export.js";
 import { registerImport } from "./contacts/import.js";
@@ -12,12 +13,5 @@ import { registerVerify } from "./contacts/verify.js";
 /** `outreach contacts`: the active workspace's contacts; each verb is its own file in contacts/. */
 export function registerContacts(program: Command, ctx: CommandContext): void {
   const contacts = program.command("contacts").description("manage the active workspace's contacts (personal data is encrypted at rest)");
-  registerAdd(contacts, ctx);
-  registerList(contacts, ctx);
-  registerShow(contacts, ctx);
-  registerVerify(contacts, ctx);
-  registerUpdate(contacts, ctx);
-  registerRm(contacts, ctx);
-  registerImport(contacts, ctx);
-  registerExport(contacts, ctx);
+  attachVerbs(contacts, ctx, registerAdd, registerList, registerShow, registerVerify, registerUpdate, registerRm, registerImport, registerExport);
 }

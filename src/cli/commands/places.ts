@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
+import { attachVerbs } from "./shared.js";
 import { registerDownload } from "./places/download.js";
 import { registerImport } from "./places/import.js";
 import { registerReindex } from "./places/reindex.js";
@@ -16,9 +17,5 @@ export { progressLine } from "./places/import-report.js";
  */
 export function registerPlaces(program: Command, ctx: CommandContext): void {
   const places = program.command("places").description("manage the local places index that lead searches use (import OSM, Overture, CSV/NDJSON; stats)");
-  registerImport(places, ctx);
-  registerStats(places, ctx);
-  registerDownload(places, ctx);
-  registerUpdate(places, ctx);
-  registerReindex(places, ctx);
+  attachVerbs(places, ctx, registerImport, registerStats, registerDownload, registerUpdate, registerReindex);
 }

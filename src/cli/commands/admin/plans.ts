@@ -1,13 +1,11 @@
 import { type Command, Option } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 import { limitFlag } from "../../flags.js";
 
 /** `outreach admin plans list`: the plans and their default limits. */
-export interface PlansListOptions {
-  json?: boolean;
-}
+export type PlansListOptions = JsonOption;
 
 export function registerPlansList(plans: Command, ctx: CommandContext): void {
   const command = withJson(plans.command("list").description("list plans and their limits")).action((options: PlansListOptions) => runPlansList(ctx, options));

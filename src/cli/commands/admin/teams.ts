@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toWorkspace } from "../../../services/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 import { limitFlag } from "../../flags.js";
 
 /** `outreach admin teams create`: a workspace owned by an existing user. */
@@ -35,9 +35,7 @@ export function runTeamsCreate(ctx: CommandContext, options: TeamsCreateOptions)
 }
 
 /** `outreach admin teams list`: every workspace with its plan and member count. */
-export interface TeamsListOptions {
-  json?: boolean;
-}
+export type TeamsListOptions = JsonOption;
 
 export function registerTeamsList(teams: Command, ctx: CommandContext): void {
   const command = withJson(teams.command("list").description("list every workspace with its plan and member count")).action((options: TeamsListOptions) => runTeamsList(ctx, options));

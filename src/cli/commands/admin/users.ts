@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toUser } from "../../../services/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 
 /** `outreach admin users create`: a user and their first personal access token. */
 export interface UsersCreateOptions {
@@ -32,9 +32,7 @@ export function runUsersCreate(ctx: CommandContext, options: UsersCreateOptions)
 }
 
 /** `outreach admin users list`: every user and how many workspaces each is in. */
-export interface UsersListOptions {
-  json?: boolean;
-}
+export type UsersListOptions = JsonOption;
 
 export function registerUsersList(users: Command, ctx: CommandContext): void {
   const command = withJson(users.command("list").description("list every user and how many workspaces each is in")).action((options: UsersListOptions) => runUsersList(ctx, options));

@@ -1,13 +1,10 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type IdOptions, withJson } from "../shared.js";
 
 /** `outreach campaigns cancel ID`: a launched one-time campaign stopped; what the relay has not been handed is cancelled. */
-export interface CancelOptions {
-  id: string;
-  json?: boolean;
-}
+export type CancelOptions = IdOptions;
 
 export function registerCancel(campaigns: Command, ctx: CommandContext): void {
   const command = withJson(

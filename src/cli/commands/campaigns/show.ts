@@ -1,15 +1,12 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type IdOptions, withJson } from "../shared.js";
 import { countsLine, printCampaign } from "./campaign-output.js";
 import { sequenceLines } from "./sequence-flags.js";
 
 /** `outreach campaigns show ID`: one campaign, its execution counts, steps and funnel. */
-export interface ShowOptions {
-  id: string;
-  json?: boolean;
-}
+export type ShowOptions = IdOptions;
 
 export function registerShow(campaigns: Command, ctx: CommandContext): void {
   const command = withJson(campaigns.command("show").description("show one campaign").argument("<id>", "campaign id")).action((id: string, options: { json?: boolean }) =>

@@ -1,8 +1,6 @@
-import { confirm } from "@inquirer/prompts";
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
-import { UsageError } from "../../exit-codes.js";
-import { promptContext } from "../../io.js";
+import { confirmed } from "../../confirm.js";
 import { example } from "../shared.js";
 
 /** `outreach contacts rm ID`: one contact deleted, after asking on a terminal. */
@@ -23,15 +21,16 @@ export function registerRm(contacts: Command, ctx: CommandContext): void {
 
 export async function runRm(ctx: CommandContext, { id, yes }: RmOptions): Promise<void> {
   const client = await ctx.client();
-  if (!yes) {
-    if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) throw new UsageError("refusing to delete without --yes when not on a terminal");
-    const { contact } = await client.call("contacts.get", { params: { id }, signal: ctx.io.signal });
-    const ok = await confirm({ message: `Delete ${contact.name} <${contact.email}>?`, default: false }, promptContext(ctx.io));
-    if (!ok) {
-      ctx.info("Kept.");
-      return;
-    }
-  }
+  const go = await confirmed(ctx, {
+    yes,
+    refusal: "refusing to delete without --yes when not on a terminal",
+    question: async () => {
+      const { contact } = await client.call("contacts.get", { params: { id }, signal: ctx.io.signal });
+      return `Delete ${contact.name} <${contact.email}>?`;
+    },
+    declined: "Kept.",
+  });
+  if (!go) return;
   await client.call("contacts.delete", { params: { id }, signal: ctx.io.signal });
   ctx.info(`Deleted ${id}.`);
 }

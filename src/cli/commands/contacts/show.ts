@@ -1,14 +1,11 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRecord } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type IdOptions, withJson } from "../shared.js";
 import { describeVerification } from "./contact-flags.js";
 
 /** `outreach contacts show ID`: one contact, its verification included. */
-export interface ShowOptions {
-  id: string;
-  json?: boolean;
-}
+export type ShowOptions = IdOptions;
 
 export function registerShow(contacts: Command, ctx: CommandContext): void {
   const command = withJson(contacts.command("show").description("show one contact").argument("<id>", "contact id (ct_…)")).action((id: string, options: { json?: boolean }) =>

@@ -1,13 +1,11 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 import { activeTeamId, listDomains } from "./domain-lookup.js";
 
 /** `outreach domains list`: the workspace's sending domains, * marking the default. */
-export interface ListOptions {
-  json?: boolean;
-}
+export type ListOptions = JsonOption;
 
 export function registerList(domains: Command, ctx: CommandContext): void {
   const command = withJson(domains.command("list").description("list the workspace's sending domains")).action((options: ListOptions) => runList(ctx, options));

@@ -1,8 +1,6 @@
-import { confirm } from "@inquirer/prompts";
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
-import { UsageError } from "../../exit-codes.js";
-import { promptContext } from "../../io.js";
+import { confirmed } from "../../confirm.js";
 import { example } from "../shared.js";
 import { activeTeamId, findDomain, listDomains } from "./domain-lookup.js";
 
@@ -25,14 +23,13 @@ export function registerRm(domains: Command, ctx: CommandContext): void {
 export async function runRm(ctx: CommandContext, options: RmOptions): Promise<void> {
   const client = await ctx.client();
   const target = findDomain((await listDomains(client, await activeTeamId(client, ctx.io.signal), ctx.io.signal)).domains, options.ref);
-  if (!options.yes) {
-    if (!(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) throw new UsageError(`pass --yes to remove ${target.domain} without a terminal to confirm on`);
-    const ok = await confirm({ message: `Remove ${target.domain} and its DKIM key? Mail signed with it can no longer be sent.`, default: false }, promptContext(ctx.io));
-    if (!ok) {
-      ctx.info("Nothing removed.");
-      return;
-    }
-  }
+  const go = await confirmed(ctx, {
+    yes: options.yes,
+    refusal: `pass --yes to remove ${target.domain} without a terminal to confirm on`,
+    question: () => `Remove ${target.domain} and its DKIM key? Mail signed with it can no longer be sent.`,
+    declined: "Nothing removed.",
+  });
+  if (!go) return;
   await client.call("sendingDomains.delete", { params: { id: target.id }, signal: ctx.io.signal });
   ctx.info(`Removed ${target.domain} (${target.id}).`);
 }

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 
 /** `outreach places reindex`: the packed search index rebuilt where it is out of date. */
-export interface ReindexOptions {
-  json?: boolean;
-}
+export type ReindexOptions = JsonOption;
 
 export function registerReindex(places: Command, ctx: CommandContext): void {
   const command = withJson(

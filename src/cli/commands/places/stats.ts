@@ -3,12 +3,10 @@ import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../
 import type { Instance } from "../../../services/instance.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 
 /** `outreach places stats`: places per source, data dates, licences and the attribution to show. */
-export interface StatsOptions {
-  json?: boolean;
-}
+export type StatsOptions = JsonOption;
 
 type PlaceStats = ReturnType<Instance["services"]["placesImport"]["stats"]>;
 

@@ -2,14 +2,12 @@ import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { example, type JsonOption, withJson } from "../shared.js";
 import { stopSpinner } from "./import-report.js";
 import { downloadLine, reportDownload, withUsageErrors } from "./region-report.js";
 
 /** `outreach places update`: every downloaded region whose extract Geofabrik has replaced, downloaded (and imported) again. */
-export interface UpdateOptions {
-  json?: boolean;
-}
+export type UpdateOptions = JsonOption;
 
 export function registerUpdate(places: Command, ctx: CommandContext): void {
   const command = withJson(places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since")).action(
