@@ -67,7 +67,7 @@ export interface BrandShowOptions {
   markdown?: boolean;
 }
 
-function registerBrandShow(brand: Command, ctx: CommandContext): void {
+export function registerBrandShow(brand: Command, ctx: CommandContext): void {
   const command = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
     (options: BrandShowOptions) => runBrandShow(ctx, options),
   );
@@ -97,7 +97,7 @@ export interface BrandSetOptions {
   markdown?: boolean;
 }
 
-function registerBrandSet(brand: Command, ctx: CommandContext): void {
+export function registerBrandSet(brand: Command, ctx: CommandContext): void {
   const command = withJson(
     brand
       .command("set")

@@ -35,7 +35,7 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
 
 export type KeysListOptions = JsonOption;
 
-function registerKeysList(keys: Command, ctx: CommandContext): void {
+export function registerKeysList(keys: Command, ctx: CommandContext): void {
   const command = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action((options: KeysListOptions) => runKeysList(ctx, options));
   example(command, "outreach keys list", "outreach keys list --json");
 }
@@ -63,7 +63,7 @@ export interface KeysCreateOptions {
   json?: boolean;
 }
 
-function registerKeysCreate(keys: Command, ctx: CommandContext): void {
+export function registerKeysCreate(keys: Command, ctx: CommandContext): void {
   const command = withJson(
     keys
       .command("create")
@@ -85,7 +85,7 @@ export async function runKeysCreate(ctx: CommandContext, options: KeysCreateOpti
 /** `rotate` and `revoke` act on one key. */
 export type KeyIdOptions = IdOptions;
 
-function registerKeysRotate(keys: Command, ctx: CommandContext): void {
+export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
   const command = withJson(
     keys.command("rotate").description("replace a key's secret: the old key stops working at once; prints the new one once").argument("<id>", "key id"),
   ).action((id: string, options: { json?: boolean }) => runKeysRotate(ctx, { id, json: options.json }));
@@ -96,7 +96,7 @@ export async function runKeysRotate(ctx: CommandContext, { id, json }: KeyIdOpti
   printIssued(ctx, await (await ctx.client()).call("teamApiKeys.rotate", { params: { id } }), json, "Rotated");
 }
 
-function registerKeysRevoke(keys: Command, ctx: CommandContext): void {
+export function registerKeysRevoke(keys: Command, ctx: CommandContext): void {
   const command = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action((id: string, options: { json?: boolean }) =>
     runKeysRevoke(ctx, { id, json: options.json }),
   );

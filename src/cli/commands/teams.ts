@@ -12,7 +12,7 @@ export function registerTeams(program: Command, ctx: CommandContext): void {
 
 export type TeamsListOptions = JsonOption;
 
-function registerTeamsList(teams: Command, ctx: CommandContext): void {
+export function registerTeamsList(teams: Command, ctx: CommandContext): void {
   const command = withJson(teams.command("list").description("list your workspaces; * marks the active one")).action((options: TeamsListOptions) => runTeamsList(ctx, options));
   example(command, "outreach teams list", "outreach teams list --json");
 }
@@ -35,7 +35,7 @@ export interface TeamsSwitchOptions {
   json?: boolean;
 }
 
-function registerTeamsSwitch(teams: Command, ctx: CommandContext): void {
+export function registerTeamsSwitch(teams: Command, ctx: CommandContext): void {
   const command = withJson(teams.command("switch").description("make another workspace the active one").argument("<team>", "workspace id or slug")).action(
     (team: string, options: { json?: boolean }) => runTeamsSwitch(ctx, { team, json: options.json }),
   );
