@@ -1,3 +1,4 @@
+import { checkEncodingName } from "../core/text-file.js";
 import { UsageError } from "./exit-codes.js";
 
 /**
@@ -85,4 +86,15 @@ export function choiceListFlag<T extends string>(flag: string, value: string | u
   const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
   if (bad.length) throw new UsageError(`${flag} must be a comma list of ${allowed.join(", ")} (got ${bad.map((b) => JSON.stringify(b)).join(", ")})`);
   return items as T[];
+}
+
+/** `--encoding NAME`: a text encoding this machine knows, checked before any file is opened; undefined when not given. */
+export function encodingFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    checkEncodingName(value);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  return value;
 }

@@ -11,7 +11,6 @@ import { registerAuth } from "./commands/auth.js";
 import { registerDeliver } from "./commands/deliver.js";
 import { registerDomains } from "./commands/domains.js";
 import { registerBrand } from "./commands/brand.js";
-import { registerCampaignReplies } from "./commands/campaign-replies.js";
 import { registerCampaigns } from "./commands/campaigns.js";
 import { registerCompletion } from "./commands/completion.js";
 import { registerContacts } from "./commands/contacts.js";
@@ -36,7 +35,6 @@ const COMMAND_GROUPS = [
   registerPlaces,
   registerContacts,
   registerCampaigns,
-  registerCampaignReplies,
   registerDomains,
   registerKeys,
   registerBrand,

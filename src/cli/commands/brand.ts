@@ -7,7 +7,7 @@ import { UsageError } from "../exit-codes.js";
 import { mutuallyExclusive } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
-import { example, withJson } from "./shared.js";
+import { attachVerbs, example, withJson } from "./shared.js";
 import { apiFields } from "../flag-language.js";
 
 /** Flag → API field, for `set` and `--clear`. */
@@ -58,18 +58,47 @@ async function readDesignSystem(ctx: CommandContext, file: string): Promise<Reco
 
 export function registerBrand(program: Command, ctx: CommandContext): void {
   const brand = program.command("brand").description("the workspace's brand settings and its generated style guide");
+  attachVerbs(brand, ctx, registerBrandShow, registerBrandSet);
+}
 
-  const show = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
-    async (options: { json?: boolean; markdown?: boolean }) => {
-      const settings = await (await ctx.client()).call("brand.get");
-      if (options.json) return printJson(ctx.io, settings);
-      if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
-      printBrand(ctx, settings);
-    },
+/** `outreach brand show`: the settings, or the generated style guide. */
+export interface BrandShowOptions {
+  json?: boolean;
+  markdown?: boolean;
+}
+
+export function registerBrandShow(brand: Command, ctx: CommandContext): void {
+  const command = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
+    (options: BrandShowOptions) => runBrandShow(ctx, options),
   );
-  example(show, "outreach brand show", "outreach brand show --markdown > style-guide.md");
+  example(command, "outreach brand show", "outreach brand show --markdown > style-guide.md");
+}
 
-  const set = withJson(
+export async function runBrandShow(ctx: CommandContext, options: BrandShowOptions): Promise<void> {
+  const settings = await (await ctx.client()).call("brand.get");
+  if (options.json) return printJson(ctx.io, settings);
+  if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
+  printBrand(ctx, settings);
+}
+
+/** `outreach brand set`: what commander hands over. */
+export type BrandSetFlags = Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem" | "postalAddress" | "timeZone", string>> & {
+  clear: string[];
+  json?: boolean;
+  markdown?: boolean;
+};
+
+export interface BrandSetOptions {
+  /** The fields to change (null clears one), but the design system, which is in a file. */
+  update: CallInput<"brand.update">["body"];
+  /** --design-system: a JSON file, or - for stdin. */
+  designSystemFile?: string;
+  json?: boolean;
+  markdown?: boolean;
+}
+
+export function registerBrandSet(brand: Command, ctx: CommandContext): void {
+  const command = withJson(
     brand
       .command("set")
       .description("change brand settings; only the flags given change")
@@ -84,41 +113,46 @@ export function registerBrand(program: Command, ctx: CommandContext): void {
       .option("--time-zone <zone>", "IANA time zone of send windows for contacts without their own (Europe/Berlin); default UTC")
       .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--markdown", "print the generated style guide afterwards"),
-  ).action(
-    async (options: Partial<Record<"name" | "description" | "email" | "website" | "language" | "logoUrl" | "designSystem" | "postalAddress" | "timeZone", string>> & {
-      clear: string[];
-      json?: boolean;
-      markdown?: boolean;
-    }) => {
-      const update: CallInput<"brand.update">["body"] = {};
-      if (options.name !== undefined) update.brandName = options.name;
-      if (options.description !== undefined) update.brandDescription = options.description;
-      if (options.email !== undefined) update.brandEmail = options.email;
-      if (options.website !== undefined) update.websiteUrl = options.website;
-      if (options.language !== undefined) update.emailLanguage = options.language;
-      if (options.logoUrl !== undefined) update.logoUrl = options.logoUrl;
-      if (options.designSystem !== undefined) update.brandDesignSystem = await readDesignSystem(ctx, options.designSystem);
-      if (options.postalAddress !== undefined) update.postalAddress = options.postalAddress.replace(/\\n/g, "\n");
-      if (options.timeZone !== undefined) update.timeZone = options.timeZone;
-      for (const flag of options.clear) {
-        if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
-        const field = FIELDS[flag as FlagName];
-        mutuallyExclusive({ [`--${flag}`]: update[field], [`--clear ${flag}`]: true }, `--clear ${flag} contradicts --${flag}`);
-        update[field] = null;
-      }
-      if (Object.keys(update).length === 0) throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --postal-address, --time-zone, --clear");
-      const settings = await (await ctx.client()).call("brand.update", { body: update });
-      if (options.json) return printJson(ctx.io, settings);
-      if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
-      printBrand(ctx, settings);
-    },
-  );
-  apiFields(set, Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, `--${flag}`])));
+  ).action((flags: BrandSetFlags) => runBrandSet(ctx, parseBrandSetOptions(flags)));
+  apiFields(command, Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, `--${flag}`])));
   example(
-    set,
+    command,
     'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',
     "outreach brand set --design-system brand.json --markdown",
     "outreach brand set --clear logo-url",
     'outreach brand set --postal-address "Acme Dental\\n12 Main Street\\nSpringfield, IL 62701"',
   );
+}
+
+/** The fields given, each --clear checked against them; at least one change. */
+export function parseBrandSetOptions(options: BrandSetFlags): BrandSetOptions {
+  const update: CallInput<"brand.update">["body"] = {};
+  if (options.name !== undefined) update.brandName = options.name;
+  if (options.description !== undefined) update.brandDescription = options.description;
+  if (options.email !== undefined) update.brandEmail = options.email;
+  if (options.website !== undefined) update.websiteUrl = options.website;
+  if (options.language !== undefined) update.emailLanguage = options.language;
+  if (options.logoUrl !== undefined) update.logoUrl = options.logoUrl;
+  if (options.postalAddress !== undefined) update.postalAddress = options.postalAddress.replace(/\\n/g, "\n");
+  if (options.timeZone !== undefined) update.timeZone = options.timeZone;
+  for (const flag of options.clear) {
+    if (!(flag in FIELDS)) throw new UsageError(`--clear ${flag}: not a brand field (one of ${Object.keys(FIELDS).join(", ")})`);
+    const field = FIELDS[flag as FlagName];
+    const given = field === "brandDesignSystem" ? options.designSystem : update[field];
+    mutuallyExclusive({ [`--${flag}`]: given, [`--clear ${flag}`]: true }, `--clear ${flag} contradicts --${flag}`);
+    update[field] = null;
+  }
+  if (Object.keys(update).length === 0 && options.designSystem === undefined) {
+    throw new UsageError("nothing to change: give at least one of --name, --description, --email, --website, --language, --logo-url, --design-system, --postal-address, --time-zone, --clear");
+  }
+  return { update, designSystemFile: options.designSystem, json: options.json, markdown: options.markdown };
+}
+
+export async function runBrandSet(ctx: CommandContext, options: BrandSetOptions): Promise<void> {
+  const update = { ...options.update };
+  if (options.designSystemFile !== undefined) update.brandDesignSystem = await readDesignSystem(ctx, options.designSystemFile);
+  const settings = await (await ctx.client()).call("brand.update", { body: update });
+  if (options.json) return printJson(ctx.io, settings);
+  if (options.markdown) return void ctx.io.stdout.write(settings.brandDesignMarkdown);
+  printBrand(ctx, settings);
 }

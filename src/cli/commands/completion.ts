@@ -103,15 +103,22 @@ export function registerCompletion(program: Command, ctx: CommandContext): void 
     .command("completion")
     .description("print a shell completion script (commands and flags)")
     .addArgument(new Argument("<shell>", "the shell").choices(Object.keys(SHELLS)))
-    .action((shell: keyof typeof SHELLS) => {
-      const nodes: Node[] = [];
-      walk(program, [], [], nodes);
-      ctx.io.stdout.write(SHELLS[shell](nodes));
-    });
+    .action((shell: keyof typeof SHELLS) => runCompletion(ctx, program, { shell }));
   example(
     command,
     "outreach completion bash > ~/.local/share/bash-completion/completions/outreach",
     'eval "$(outreach completion zsh)"',
     "outreach completion fish > ~/.config/fish/completions/outreach.fish",
   );
+}
+
+export interface CompletionOptions {
+  shell: keyof typeof SHELLS;
+}
+
+/** The script for the shell, from the whole command tree (`program`). */
+export function runCompletion(ctx: CommandContext, program: Command, { shell }: CompletionOptions): void {
+  const nodes: Node[] = [];
+  walk(program, [], [], nodes);
+  ctx.io.stdout.write(SHELLS[shell](nodes));
 }

@@ -9,29 +9,37 @@ import { example, withJson } from "./shared.js";
  * data directory (a cron job instead of a server). An operator command: it opens the data
  * directory itself, as `serve` does.
  */
+export interface DeliverOptions {
+  /** Keep delivering until nothing is due now. */
+  untilEmpty?: boolean;
+  json?: boolean;
+}
+
 export function registerDeliver(program: Command, ctx: CommandContext): void {
   const command = withJson(
     program
       .command("deliver")
       .description("deliver the campaign messages that are due, through OUTREACH_SMTP_URL, from the local data directory")
       .option("--until-empty", "keep delivering (waiting out the per-minute throttles) until nothing is due now"),
-  ).action(async (options: { untilEmpty?: boolean; json?: boolean }) => {
-    const instance = ctx.openInstance();
-    try {
-      const log = (line: string) => ctx.io.stderr.write(line + "\n");
-      const result = await deliverNow(instance.services, { untilEmpty: Boolean(options.untilEmpty), log, signal: ctx.io.signal });
-      if (options.json) return printJson(ctx.io, result);
-      const parts = [`${result.sent} sent`, `${result.failed} failed`, `${result.retried} to retry`, `${result.skipped} skipped`];
-      if (result.unconfirmed) parts.push(`${result.unconfirmed} unconfirmed`);
-      ctx.info(`delivered: ${parts.join(", ")}`);
-      if (result.waiting) ctx.info(`${result.waiting} message(s) wait for a later time; the next is due at ${result.nextAt}`);
-    } finally {
-      instance.close();
-    }
-  });
+  ).action((options: DeliverOptions) => runDeliver(ctx, options));
   example(
     command,
     "OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach deliver --until-empty",
     "outreach deliver --json",
   );
+}
+
+export async function runDeliver(ctx: CommandContext, options: DeliverOptions): Promise<void> {
+  const instance = ctx.openInstance();
+  try {
+    const log = (line: string) => ctx.io.stderr.write(line + "\n");
+    const result = await deliverNow(instance.services, { untilEmpty: Boolean(options.untilEmpty), log, signal: ctx.io.signal });
+    if (options.json) return printJson(ctx.io, result);
+    const parts = [`${result.sent} sent`, `${result.failed} failed`, `${result.retried} to retry`, `${result.skipped} skipped`];
+    if (result.unconfirmed) parts.push(`${result.unconfirmed} unconfirmed`);
+    ctx.info(`delivered: ${parts.join(", ")}`);
+    if (result.waiting) ctx.info(`${result.waiting} message(s) wait for a later time; the next is due at ${result.nextAt}`);
+  } finally {
+    instance.close();
+  }
 }

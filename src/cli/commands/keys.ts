@@ -1,9 +1,14 @@
 import type { Command } from "commander";
 import { KEY_SCOPES, type KeyScope, type TeamApiKey } from "../../core/schemas/team-api-key.js";
 import type { CommandContext } from "../context.js";
-import { printJson, printRows, timeCell } from "../output.js";
-import { example, withJson } from "./shared.js";
 import { apiFields } from "../flag-language.js";
+import { printJson, printRows, timeCell } from "../output.js";
+import { attachVerbs, example, type IdOptions, type JsonOption, withJson } from "./shared.js";
+
+/**
+ * `outreach keys list|create|rotate|revoke`: team API keys for integrations. A small group,
+ * so its verbs share this file: an options type, a definition and a run each.
+ */
 
 function state(key: TeamApiKey, now: Date): string {
   if (key.revokedAt) return "revoked";
@@ -25,54 +30,81 @@ function collect(value: string, previous: string[]): string[] {
 
 export function registerKeys(program: Command, ctx: CommandContext): void {
   const keys = program.command("keys").description("team API keys for integrations (create, rotate and revoke: owners and admins)");
+  attachVerbs(keys, ctx, registerKeysList, registerKeysCreate, registerKeysRotate, registerKeysRevoke);
+}
 
-  const list = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action(
-    async (options: { json?: boolean }) => {
-      const result = await (await ctx.client()).call("teamApiKeys.list");
-      if (options.json) return printJson(ctx.io, result);
-      const now = ctx.clock.now();
-      printRows(ctx.io, ctx.env, result.apiKeys, [
-        { header: "ID", value: (k) => k.id },
-        { header: "NAME", value: (k) => k.name },
-        { header: "PREFIX", value: (k) => k.keyPrefix },
-        { header: "SCOPES", value: (k) => k.scopes.join(",") },
-        { header: "STATE", value: (k) => state(k, now) },
-        { header: "LAST USED", value: (k) => timeCell(ctx.io, now, k.lastUsedAt, "never") },
-        { header: "EXPIRES", value: (k) => timeCell(ctx.io, now, k.expiresAt, "never") },
-      ]);
-    },
-  );
-  example(list, "outreach keys list", "outreach keys list --json");
+export type KeysListOptions = JsonOption;
 
-  const create = withJson(
+export function registerKeysList(keys: Command, ctx: CommandContext): void {
+  const command = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action((options: KeysListOptions) => runKeysList(ctx, options));
+  example(command, "outreach keys list", "outreach keys list --json");
+}
+
+export async function runKeysList(ctx: CommandContext, options: KeysListOptions): Promise<void> {
+  const result = await (await ctx.client()).call("teamApiKeys.list");
+  if (options.json) return printJson(ctx.io, result);
+  const now = ctx.clock.now();
+  printRows(ctx.io, ctx.env, result.apiKeys, [
+    { header: "ID", value: (k) => k.id },
+    { header: "NAME", value: (k) => k.name },
+    { header: "PREFIX", value: (k) => k.keyPrefix },
+    { header: "SCOPES", value: (k) => k.scopes.join(",") },
+    { header: "STATE", value: (k) => state(k, now) },
+    { header: "LAST USED", value: (k) => timeCell(ctx.io, now, k.lastUsedAt, "never") },
+    { header: "EXPIRES", value: (k) => timeCell(ctx.io, now, k.expiresAt, "never") },
+  ]);
+}
+
+export interface KeysCreateOptions {
+  name: string;
+  /** As typed: unknown scopes go to the server, whose 400 names them and the scopes it knows. */
+  scope: string[];
+  expiresAt?: string;
+  json?: boolean;
+}
+
+export function registerKeysCreate(keys: Command, ctx: CommandContext): void {
+  const command = withJson(
     keys
       .command("create")
       .description("create a team API key; prints the raw key once, on stdout")
       .requiredOption("--name <name>", "what the key is for (e.g. Zapier)")
       .option("--scope <scope>", `a scope; repeat or comma-separate (known: ${KEY_SCOPES.join(", ")}; default: campaigns:trigger)`, collect, [] as string[])
       .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
-  ).action(async (options: { name: string; scope: string[]; expiresAt?: string; json?: boolean }) => {
-    // Unknown scopes go to the server as typed: its 400 names them and the scopes it knows.
-    const scopes = (options.scope.length ? options.scope : ["campaigns:trigger"]) as KeyScope[];
-    const issued = await (await ctx.client()).call("teamApiKeys.create", { body: { name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) } });
-    printIssued(ctx, issued, options.json, "Created");
-  });
-  apiFields(create, { scopes: "--scope" });
-  example(create, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
+  ).action((options: KeysCreateOptions) => runKeysCreate(ctx, options));
+  apiFields(command, { scopes: "--scope" });
+  example(command, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
+}
 
-  const rotate = withJson(
+export async function runKeysCreate(ctx: CommandContext, options: KeysCreateOptions): Promise<void> {
+  const scopes = (options.scope.length ? options.scope : ["campaigns:trigger"]) as KeyScope[];
+  const issued = await (await ctx.client()).call("teamApiKeys.create", { body: { name: options.name, scopes, ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) } });
+  printIssued(ctx, issued, options.json, "Created");
+}
+
+/** `rotate` and `revoke` act on one key. */
+export type KeyIdOptions = IdOptions;
+
+export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
+  const command = withJson(
     keys.command("rotate").description("replace a key's secret: the old key stops working at once; prints the new one once").argument("<id>", "key id"),
-  ).action(async (id: string, options: { json?: boolean }) => {
-    printIssued(ctx, await (await ctx.client()).call("teamApiKeys.rotate", { params: { id } }), options.json, "Rotated");
-  });
-  example(rotate, "outreach keys rotate key_3kF9x2aB7dQ1LmZp");
+  ).action((id: string, options: { json?: boolean }) => runKeysRotate(ctx, { id, json: options.json }));
+  example(command, "outreach keys rotate key_3kF9x2aB7dQ1LmZp");
+}
 
-  const revoke = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action(
-    async (id: string, options: { json?: boolean }) => {
-      const { apiKey } = await (await ctx.client()).call("teamApiKeys.revoke", { params: { id } });
-      if (options.json) return printJson(ctx.io, { apiKey });
-      ctx.info(`${ctx.color.green("✓")} team API key ${apiKey.id} (${apiKey.name}) revoked at ${apiKey.revokedAt}`);
-    },
+export async function runKeysRotate(ctx: CommandContext, { id, json }: KeyIdOptions): Promise<void> {
+  printIssued(ctx, await (await ctx.client()).call("teamApiKeys.rotate", { params: { id } }), json, "Rotated");
+}
+
+export function registerKeysRevoke(keys: Command, ctx: CommandContext): void {
+  const command = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action((id: string, options: { json?: boolean }) =>
+    runKeysRevoke(ctx, { id, json: options.json }),
   );
-  example(revoke, "outreach keys revoke key_3kF9x2aB7dQ1LmZp");
+  example(command, "outreach keys revoke key_3kF9x2aB7dQ1LmZp");
+}
+
+export async function runKeysRevoke(ctx: CommandContext, { id, json }: KeyIdOptions): Promise<void> {
+  const { apiKey } = await (await ctx.client()).call("teamApiKeys.revoke", { params: { id } });
+  if (json) return printJson(ctx.io, { apiKey });
+  ctx.info(`${ctx.color.green("✓")} team API key ${apiKey.id} (${apiKey.name}) revoked at ${apiKey.revokedAt}`);
 }

@@ -3,7 +3,7 @@ import { syncReplies } from "../../services/reply-runtime.js";
 import { describeSummary } from "../../services/reply-watcher.js";
 import type { CommandContext } from "../context.js";
 import { printJson } from "../output.js";
-import { example, withJson } from "./shared.js";
+import { example, type JsonOption, withJson } from "./shared.js";
 
 /**
  * `outreach replies sync`: one pass over the new mail of OUTREACH_IMAP_URL on a local data
@@ -14,16 +14,18 @@ export function registerReplies(program: Command, ctx: CommandContext): void {
   const replies = program.command("replies").description("reply detection from the mailbox in OUTREACH_IMAP_URL");
   const sync = withJson(
     replies.command("sync").description("read the mailbox's new messages once: record replies and auto-replies, process bounces, stop the sequences they answer"),
-  ).action(async (options: { json?: boolean }) => {
-    const instance = ctx.openInstance();
-    try {
-      const log = (line: string) => ctx.io.stderr.write(line + "\n");
-      const summary = await syncReplies(instance.services, { log, signal: ctx.io.signal });
-      if (options.json) return printJson(ctx.io, summary);
-      ctx.io.stdout.write(`${describeSummary(summary)}\n`);
-    } finally {
-      instance.close();
-    }
-  });
+  ).action((options: JsonOption) => runRepliesSync(ctx, options));
   example(sync, "OUTREACH_IMAP_URL=imaps://replies%40acme.example:secret@imap.example.com/INBOX outreach replies sync", "outreach replies sync --json");
+}
+
+export async function runRepliesSync(ctx: CommandContext, options: JsonOption): Promise<void> {
+  const instance = ctx.openInstance();
+  try {
+    const log = (line: string) => ctx.io.stderr.write(line + "\n");
+    const summary = await syncReplies(instance.services, { log, signal: ctx.io.signal });
+    if (options.json) return printJson(ctx.io, summary);
+    ctx.io.stdout.write(`${describeSummary(summary)}\n`);
+  } finally {
+    instance.close();
+  }
 }

@@ -1,5 +1,31 @@
 import { intFlag } from "../flags.js";
 import type { Command } from "commander";
+import type { CommandContext } from "../context.js";
+
+/**
+ * What every verb file uses (docs/architecture.md, "The CLI"): a verb is an options type,
+ * `registerX(group, ctx)` (its command, flags, examples and action), an optional pure
+ * `parseXOptions(args, flags)` and `runX(ctx, options)`; a group file attaches its verbs.
+ */
+
+/** Adds a verb (or a sub-group of verbs) to its group. */
+export type RegisterVerb = (group: Command, ctx: CommandContext) => void;
+
+/** A group's verbs, attached in the order --help lists them. */
+export function attachVerbs(group: Command, ctx: CommandContext, ...verbs: RegisterVerb[]): Command {
+  for (const register of verbs) register(group, ctx);
+  return group;
+}
+
+/** The options of a verb whose only flag is --json. */
+export interface JsonOption {
+  json?: boolean;
+}
+
+/** The options of a verb on one thing named by its id (`show ID`, `revoke ID`). */
+export interface IdOptions extends JsonOption {
+  id: string;
+}
 
 /** `--json` on a command that prints data. */
 export function withJson(command: Command): Command {

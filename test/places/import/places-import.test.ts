@@ -3,7 +3,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { parseBoundingBox, type ImportProgress } from "../../../src/places/import/places-import.js";
-import { progressLine } from "../../../src/cli/commands/places.js";
+import { progressLine } from "../../../src/cli/commands/places/import-report.js";
 import { tempDir } from "../../helpers/data-dir.js";
 import { createTestInstance } from "../../helpers/instance.js";
 import { PARALLEL_MIN_CELLS } from "../../../src/places/store/postings-rebuild.js";

@@ -1,17 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
-import type { Campaign, CampaignExecution, ExecutionCounts, UpdateCampaignBody } from "../../core/schemas/campaign.js";
-import { WEEKDAYS, type Weekday } from "../../core/send-window.js";
-import type { CommandContext } from "../context.js";
-import { UsageError } from "../exit-codes.js";
-import { mutuallyExclusive } from "../flags.js";
-import { printJson } from "../output.js";
-import { printExecutions } from "../execution-rows.js";
-import { example, withJson } from "./shared.js";
+import type { Campaign, ExecutionCounts, UpdateCampaignBody } from "../../../core/schemas/campaign.js";
+import { WEEKDAYS, type Weekday } from "../../../core/send-window.js";
+import { UsageError } from "../../exit-codes.js";
 
 /**
- * The sequence flags of `campaigns create|edit` and the verbs `cancel` and `unconfirmed`
- * (docs/cli.md, "Sequences"). Kept apart from campaigns.ts so each concept has its file.
+ * The sequence flags of `campaigns create|edit` and the lines `show` prints about a
+ * sequence (docs/cli.md, "Sequences"); the verbs `cancel` and `unconfirmed` have their files.
  */
 
 type SequenceFields = Pick<UpdateCampaignBody, "followUps" | "sendWindow" | "stopScope" | "stopOnAutoReply">;
@@ -102,55 +97,4 @@ export function sequenceLines(campaign: Campaign, counts: ExecutionCounts, unsub
   parts.push(`unsubscribed ${unsubscribed}`);
   lines.push(`funnel: ${parts.join(", ")}`);
   return lines;
-}
-
-/** `campaigns cancel` and `campaigns unconfirmed`. */
-export function registerSequenceVerbs(campaigns: Command, ctx: CommandContext): void {
-  const cancel = withJson(
-    campaigns.command("cancel").description("stop a launched one-time campaign: what is not yet handed to the relay is cancelled").argument("<id>", "campaign id"),
-  ).action(async (id: string, options: { json?: boolean }) => {
-    const result = await (await ctx.client()).call("campaigns.cancel", { params: { id } });
-    if (options.json) return printJson(ctx.io, result);
-    ctx.info(`${ctx.color.green("✓")} campaign ${result.campaign.id} is cancelled: ${result.cancelled} execution(s) will not be sent`);
-  });
-  example(cancel, "outreach campaigns cancel cmp_3kF9x2aB7dQ1LmZp");
-
-  const unconfirmed = withJson(
-    campaigns
-      .command("unconfirmed")
-      .description("list the executions recorded as sent but unconfirmed (a crash after handing them to the relay), or resolve them")
-      .argument("<id>", "campaign id")
-      .argument("[executions...]", "execution ids to resolve (default: every unconfirmed one)")
-      .option("--resend", "send them once more (the recipient may get a message twice)")
-      .option("--confirm", "they arrived: clear the flag, their sequence goes on"),
-  ).action(async (id: string, ids: string[], options: { resend?: boolean; confirm?: boolean; json?: boolean }) => {
-    mutuallyExclusive({ "--resend": options.resend, "--confirm": options.confirm });
-    const client = await ctx.client();
-    const action = options.resend ? "resend" : options.confirm ? "confirm" : undefined;
-    if (!action && ids.length) throw new UsageError("execution ids are resolved with --resend or --confirm");
-    let targets = ids;
-    if (!action || targets.length === 0) {
-      const list = await client.call("campaigns.executions", { params: { id }, query: { unconfirmed: "true", page: 1, limit: 100 } });
-      if (!action) {
-        if (options.json) return printJson(ctx.io, list);
-        printExecutions(ctx, list.executions);
-        if (list.total > list.executions.length) ctx.info(`${list.total} unconfirmed in all; the first ${list.executions.length} are shown`);
-        return;
-      }
-      targets = list.executions.map((e) => e.id);
-    }
-    const resolved: CampaignExecution[] = [];
-    for (const executionId of targets) {
-      const { execution } = await client.call("campaigns.resolveExecution", { params: { id, executionId }, body: { action } });
-      resolved.push(execution);
-    }
-    if (options.json) return printJson(ctx.io, { executions: resolved });
-    ctx.info(`${ctx.color.green("✓")} ${resolved.length} execution(s) ${action === "resend" ? "queued to be sent again" : "confirmed"}`);
-  });
-  example(
-    unconfirmed,
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp",
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --confirm",
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --resend exe_7Yh2…",
-  );
 }

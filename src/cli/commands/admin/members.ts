@@ -1,0 +1,78 @@
+import { type Command, Option } from "commander";
+import { Role } from "../../../core/schemas/team.js";
+import type { CommandContext } from "../../context.js";
+import { example, withJson } from "../shared.js";
+import { printJson, printRows, timeCell } from "../../output.js";
+import { toUser } from "../../../services/identity.js";
+
+/** `outreach admin members add`: a user joins a workspace, or changes role in it. */
+export interface MembersAddOptions {
+  team: string;
+  email: string;
+  role: Role;
+}
+
+export function registerMembersAdd(members: Command, ctx: CommandContext): void {
+  const command = members
+    .command("add")
+    .description("add a user to a workspace (or change their role)")
+    .requiredOption("--team <slug>", "workspace slug")
+    .requiredOption("--email <email>", "the user's email")
+    .addOption(new Option("--role <role>", Role.options.join(", ")).choices(Role.options).makeOptionMandatory())
+    .action((options: MembersAddOptions) => runMembersAdd(ctx, options));
+  example(command, "outreach admin members add --team acme --email bob@example.com --role admin");
+}
+
+export function runMembersAdd(ctx: CommandContext, options: MembersAddOptions): void {
+  const { team, user } = ctx.openInstance().services.identity.addMember({ teamSlug: options.team, email: options.email, role: options.role });
+  ctx.info(`${user.email} is now ${options.role} of ${team.slug}.`);
+}
+
+/** `outreach admin members list`: a workspace's members and their roles. */
+export interface MembersListOptions {
+  team: string;
+  json?: boolean;
+}
+
+export function registerMembersList(members: Command, ctx: CommandContext): void {
+  const command = withJson(members.command("list").description("list a workspace's members and their roles").requiredOption("--team <slug>", "workspace slug")).action(
+    (options: MembersListOptions) => runMembersList(ctx, options),
+  );
+  example(command, "outreach admin members list --team acme");
+}
+
+export function runMembersList(ctx: CommandContext, options: MembersListOptions): void {
+  const rows = ctx.openInstance().services.identity.listMembers(options.team);
+  if (options.json) return printJson(ctx.io, { members: rows });
+  const now = ctx.clock.now();
+  printRows(ctx.io, ctx.env, rows, [
+    { header: "EMAIL", value: (m) => m.email },
+    { header: "NAME", value: (m) => m.name },
+    { header: "ROLE", value: (m) => m.role },
+    { header: "JOINED", value: (m) => timeCell(ctx.io, now, m.joinedAt) },
+  ]);
+}
+
+/** `outreach admin members rm`: a user leaves a workspace (the user and their other workspaces stay). */
+export interface MembersRmOptions {
+  team: string;
+  email: string;
+  json?: boolean;
+}
+
+export function registerMembersRm(members: Command, ctx: CommandContext): void {
+  const command = withJson(
+    members
+      .command("rm")
+      .description("take a user out of a workspace (the user and their other workspaces stay; the last owner cannot leave)")
+      .requiredOption("--team <slug>", "workspace slug")
+      .requiredOption("--email <email>", "the user's email"),
+  ).action((options: MembersRmOptions) => runMembersRm(ctx, options));
+  example(command, "outreach admin members rm --team acme --email bob@example.com");
+}
+
+export function runMembersRm(ctx: CommandContext, options: MembersRmOptions): void {
+  const { team, user } = ctx.openInstance().services.identity.removeMember({ teamSlug: options.team, email: options.email });
+  if (options.json) return printJson(ctx.io, { team: team.slug, user: toUser(user) });
+  ctx.info(`${user.email} is no longer a member of ${team.slug}.`);
+}

@@ -1,0 +1,28 @@
+import type { Command } from "commander";
+import { toUser } from "../../../services/identity.js";
+import type { CommandContext } from "../../context.js";
+import { printJson } from "../../output.js";
+import { example, withJson } from "../shared.js";
+
+/** `outreach admin tokens create`: a new personal access token for a user. */
+export interface TokensCreateOptions {
+  email: string;
+  name: string;
+  json?: boolean;
+}
+
+export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
+  const command = withJson(
+    tokens.command("create").description("issue a new personal access token for a user").requiredOption("--email <email>", "the user's email").option("--name <name>", "a label for the token", "admin"),
+  ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
+  example(command, "outreach admin tokens create --email ada@example.com");
+}
+
+export function runTokensCreate(ctx: CommandContext, options: TokensCreateOptions): void {
+  const identity = ctx.openInstance().services.identity;
+  const user = identity.requireUserByEmail(options.email);
+  const token = identity.issuePersonalToken(user.id, options.name);
+  if (options.json) return printJson(ctx.io, { user: toUser(user), token: token.raw });
+  ctx.info(`New token for ${user.email} (shown once):`);
+  ctx.io.stdout.write(token.raw + "\n");
+}
