@@ -318,7 +318,7 @@ export class SafeWebFetcher {
           current = this.checkUrl(new URL(response.redirect, current).href);
           continue;
         }
-        if (response.status >= 200 && response.status < 300) return { rules: RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
+        if (response.status >= 200 && response.status < 300) return { rules: await RobotsRules.parseYielding(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
         if (response.status >= 400 && response.status < 500) return { rules: RobotsRules.allowAll(), keep: true };
         return { rules: RobotsRules.disallowAll(), keep: false };
       }
