@@ -1,5 +1,6 @@
 import { setPriority } from "node:os";
 import { chromium, type BrowserServer } from "playwright-core";
+import { lowerTree } from "./browser-process.js";
 
 /**
  * The browser's host: a child process of the server (forked by browser-renderer.ts) that
@@ -11,9 +12,14 @@ import { chromium, type BrowserServer } from "playwright-core";
  * --cpu-prof). Here it runs beside the server, and the server only speaks Playwright's
  * compact client protocol.
  *
- * This process lowers its own scheduling priority first (on Linux, its main thread, which
- * is the one that forks Chromium): Chromium and every renderer its zygote forks later
- * inherit it from the start, so on a busy machine /healthz and the API run first.
+ * Priorities: this process lowers its own (nice 10: Playwright's protocol work yields to the
+ * server), but Chromium sets each of its threads' priority itself, and run as root it may:
+ * its threads start at nice 0 and its UI, IO and compositor threads at -8, above the
+ * server's event loop. So the host brings every thread of Chromium's tree back to at least
+ * nice 0, the server's own, every LOWER_EVERY_MS (new renderers and threads included), here,
+ * where it costs the server's event loop nothing. Not to 10: on a machine loaded by other
+ * work (load 20+ on 2 cores), a Chromium at nice 10 got so little time that pages missed
+ * their budgets and closing a looping page took tens of seconds.
  *
  * Protocol over the IPC channel: the parent sends one LaunchRequest; the host answers
  * `{wsEndpoint, pid}` (Chromium's process id) or `{error}`. The host exits when Chromium
@@ -33,6 +39,11 @@ try {
 } catch {
   // not permitted: unchanged
 }
+
+/** How often Chromium's threads are brought back to CHROMIUM_NICE (renderers start with each page). */
+const LOWER_EVERY_MS = 250;
+/** No thread of Chromium runs above the server (nice 0). */
+const CHROMIUM_NICE = 0;
 
 let server: BrowserServer | undefined;
 let closing = false;
@@ -70,6 +81,9 @@ async function launch(request: LaunchRequest): Promise<void> {
     });
     // Chromium gone (a crash, kill -9): this host has nothing left to serve.
     server.process().once("exit", () => process.exit(0));
+    const pid = server.process().pid;
+    await lowerTree(pid, CHROMIUM_NICE);
+    setInterval(() => void lowerTree(pid, CHROMIUM_NICE).catch(() => undefined), LOWER_EVERY_MS).unref();
     answer({ wsEndpoint: server.wsEndpoint(), pid: server.process().pid! });
   } catch (err) {
     answer({ error: String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 300) }, () => process.exit(1));

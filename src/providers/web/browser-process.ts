@@ -37,13 +37,13 @@ export async function treeRssMb(root: number | undefined): Promise<number> {
 }
 
 /**
- * Every thread of the browser's tree back to at least `nice` (10): the host starts Chromium
- * at nice 10, but Chromium, run as root, raises some of its own threads (the browser's UI
- * and IO threads to -8, "display" priority), which then outrank the server's event loop on a
- * busy machine. Run after each page opens; asynchronous reads of /proc, one syscall per
+ * Every thread of the browser's tree back to at least `nice`: Chromium sets its threads'
+ * priorities itself (nice 0, and -8 for its UI, IO and compositor threads when run as root),
+ * which then outrank the server's event loop on a busy machine. Run by the browser's host
+ * (browser-host.ts) a few times a second; asynchronous reads of /proc, one syscall per
  * thread. Not permitted or not Linux: unchanged.
  */
-export async function lowerTree(root: number | undefined, nice = 10): Promise<void> {
+export async function lowerTree(root: number | undefined, nice: number): Promise<void> {
   if (root === undefined || process.platform !== "linux") return;
   for (const pid of await processTree(root)) {
     for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { compiledWorkerFile } from "../../core/task-threads.js";
 import type { LaunchAnswer, LaunchRequest } from "./browser-host.js";
-import { lowerTree, treeRssMb } from "./browser-process.js";
+import { treeRssMb } from "./browser-process.js";
 import { BrowserProxy } from "./browser-proxy.js";
 import { Semaphore } from "./limiter.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
@@ -156,8 +156,6 @@ export class BrowserRenderer implements PageRenderer {
       signal.addEventListener("abort", onAbort, { once: true });
       await this.guard(context, signal);
       const page = await context.newPage();
-      // Chromium raises some of its threads above the server's; the page's renderer exists now.
-      void lowerTree(current.pid).catch(() => {});
       const left = () => Math.max(1, deadlineOf(signal) - Date.now());
       await page.goto(url, { waitUntil: "load", timeout: left() });
       // Scripts that fill the page after load, and challenges that set a cookie and reload.

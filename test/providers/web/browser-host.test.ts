@@ -30,7 +30,7 @@ function minimumThreadNice(pid: number): number {
 }
 
 describe("the browser runs under a host process of its own (issue 26: the server's event loop during a browser crawl)", () => {
-  it.runIf(process.platform === "linux")("Chromium is launched by a child process at nice 10, not by the server; the threads Chromium raises are lowered again; close ends both", async () => {
+  it.runIf(process.platform === "linux")("Chromium is launched by a child process at nice 10, not by the server; no thread of Chromium runs above the server; close ends both", async () => {
     const sites = await startFixtureSites({ "shop.de": { "/": "<title>x</title><div id=app></div><script>document.write(['info', 'shop.de'].join('@'))</script>" } });
     const fetcher = new SafeWebFetcher({ policy: new AddressPolicy(["127.0.0.1/32"]), userAgent: "outreach/0.1", lookup: fixtureLookup });
     const renderer = new BrowserRenderer({ executablePath: CHROMIUM, pages: 1, fetcher });
@@ -45,8 +45,9 @@ describe("the browser runs under a host process of its own (issue 26: the server
     expect(host.ppid).toBe(process.pid);
     expect(readFileSync(`/proc/${browser.ppid}/cmdline`, "utf8")).toContain("browser-host.js");
     expect(host.nice).toBe(10);
-    // Chromium raises some of its own threads (as root, to -8); each page lowers them again.
-    await expect.poll(() => minimumThreadNice(chromium), { timeout: 5000 }).toBeGreaterThanOrEqual(10);
+    // Chromium sets its threads' priorities itself (as root, -8 for some: above the server); the host brings them back to 0.
+    await expect.poll(() => minimumThreadNice(chromium), { timeout: 5000 }).toBeGreaterThanOrEqual(0);
+
     await renderer.close();
     expect(stat(chromium)).toBeUndefined();
     expect(stat(browser.ppid)?.ppid === process.pid).toBe(false);
