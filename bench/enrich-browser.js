@@ -5,6 +5,13 @@
 // with rendered: true), peak RSS of the server (VmHWM) and of its Chromium processes (sampled
 // sum of PSS, shared pages counted once), and /healthz latency polled every 20 ms during the crawl.
 //
+// Also what the crawl costs the server's event loop itself, apart from the machine's other
+// load: the main thread's CPU time during the search (from /proc/<pid>/task/<pid>/stat,
+// which on a busy machine a /healthz round trip cannot tell from waiting for a core), and
+// its event-loop delay (fixtures/event-loop-probe.js, preloaded). BENCH_CPU_PROF=<dir>
+// writes the server's CPU profile there. Issue 26's target: /healthz max during the crawl
+// < 50 ms. The load average is printed with the figures.
+//
 //   npm run build && node bench/enrich-browser.js [sites=100] [scripted=20]
 //
 // Everything runs on 127.0.0.1: each site is its own listener in this process.
@@ -12,7 +19,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { freePort } from "./fixtures/server.js";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openInstance } from "../dist/services/instance.js";
@@ -62,6 +69,13 @@ function prepareDataDir(sites) {
   return { dataDir, token };
 }
 
+/** CPU time (user + system) of a process's main thread, where its event loop runs, in ms (Linux clock ticks of 10 ms). */
+function mainThreadCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const status = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
 /** Memory of the server's Chromium descendants (sum of PSS), in MB. */
@@ -98,14 +112,19 @@ function firstLine(child, pattern) {
 async function run(sites, browser) {
   const { dataDir, token } = prepareDataDir(sites);
   const port = await freePort();
+  const loopFile = join(dataDir, "event-loop.json");
   const env = {
-    PATH: process.env.PATH, HOME: dataDir, OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0", OUTREACH_RATE_LIMIT: "0",
+    PATH: process.env.PATH, HOME: dataDir, BENCH_EVENT_LOOP: loopFile, OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0", OUTREACH_RATE_LIMIT: "0",
     OUTREACH_ENRICH_BUDGET_MS: "120000", OUTREACH_ENRICH_SITE_BUDGET_MS: "100000", OUTREACH_BROWSER: browser ? "auto" : "off",
   };
-  const serve = spawn(process.execPath, [BIN, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const probe = ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url))];
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const serve = spawn(process.execPath, [...probe, ...profile, BIN, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdio: ["ignore", "pipe", "pipe"] });
   serve.stderr.on("data", () => undefined);
   const url = await firstLine(serve, /http:\/\/127\.0\.0\.1:\d+/);
   try {
+    serve.kill("SIGUSR2"); // the event-loop probe: start-up ends here
+    const cpuBefore = mainThreadCpuMs(serve.pid);
     const polls = [];
     let browserPeak = 0;
     let searching = true;
@@ -135,7 +154,14 @@ async function run(sites, browser) {
     const wall = performance.now() - t0;
     searching = false;
     await poller;
+    const mainCpu = mainThreadCpuMs(serve.pid) - cpuBefore;
+    serve.kill("SIGUSR2"); // the crawl's phase ends
+    await new Promise((r) => setTimeout(r, 100));
+    const loop = JSON.parse(readFileSync(`${loopFile}.1`, "utf8"));
     return {
+      mainCpu,
+      loopMax: loop.max,
+      loopP99: loop.p99,
       wall,
       leads: leads.length,
       emails: leads.filter((l) => l.email).length,
@@ -158,11 +184,12 @@ async function run(sites, browser) {
 const sites = await startSites();
 const fmt = (x) => x.toFixed(1);
 const line = (name, r) =>
-  `  ${name}: search ${fmt(r.wall / 1000)} s, ${r.emails}/${r.leads} emails, ${r.rendered} rendered (${fmt((100 * r.rendered) / Math.max(1, r.leads))} %), ${r.pending} pending; server peak RSS ${fmt(r.serverPeak)} MB, browser peak PSS ${fmt(r.browserPeak)} MB; /healthz p50 ${fmt(r.healthzP50)} ms, max ${fmt(r.healthzMax)} ms (${r.polls} polls) ${process.env.BENCH_DEBUG ? r.outcomes : ""}`;
+  `  ${name}: search ${fmt(r.wall / 1000)} s, ${r.emails}/${r.leads} emails, ${r.rendered} rendered (${fmt((100 * r.rendered) / Math.max(1, r.leads))} %), ${r.pending} pending; server peak RSS ${fmt(r.serverPeak)} MB, browser peak PSS ${fmt(r.browserPeak)} MB; /healthz p50 ${fmt(r.healthzP50)} ms, max ${fmt(r.healthzMax)} ms (${r.polls} polls); event-loop delay max ${fmt(r.loopMax)} ms, p99 ${fmt(r.loopP99)} ms; main thread CPU ${r.mainCpu} ms ${process.env.BENCH_DEBUG ? r.outcomes : ""}`;
 const staticOnly = await run(sites, false);
 const withBrowser = await run(sites, true);
 for (const { server } of sites) server.close();
+console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log(`${siteCount} sites, ${sites.filter((s) => s.scripted).length} of them script-built, one lead search by \`outreach serve\` per mode`);
 console.log(line("static only (baseline)", staticOnly));
 console.log(line("with the browser      ", withBrowser));
-console.log(`ratio: wall time ${fmt(withBrowser.wall / staticOnly.wall)}× the static search; emails ${withBrowser.emails} vs ${staticOnly.emails}; server peak RSS ${fmt(withBrowser.serverPeak / staticOnly.serverPeak)}×`);
+console.log(`ratio: wall time ${fmt(withBrowser.wall / staticOnly.wall)}× the static search; emails ${withBrowser.emails} vs ${staticOnly.emails}; server peak RSS ${fmt(withBrowser.serverPeak / staticOnly.serverPeak)}×; main thread CPU ${withBrowser.mainCpu} vs ${staticOnly.mainCpu} ms (${fmt((withBrowser.mainCpu - staticOnly.mainCpu) / Math.max(1, withBrowser.rendered))} ms more per rendered site)`);

@@ -18,7 +18,7 @@ const MAX_CLI_FUNCTION_LINES = 80;
  * Files over the limit today, each being split on another branch (issue 28): the list only
  * shrinks. A file that gets under the limit must leave it (the test says so).
  */
-const OVERSIZED_FILES = new Set(["providers/web/safe-fetcher.ts"]);
+const OVERSIZED_FILES = new Set<string>([]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));

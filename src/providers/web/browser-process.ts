@@ -1,69 +1,57 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { setPriority } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
+import { getPriority, setPriority } from "node:os";
 
-/** The process ids of `root` and all its descendants, from /proc (Linux; elsewhere just root). */
-export function processTree(root: number): number[] {
-  const parents = new Map<number, number>();
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-  } catch {
-    return [root];
+/**
+ * The process ids of `root` and all its descendants (Linux; elsewhere just root), read
+ * without blocking the event loop, and only along the tree: each process's threads list
+ * their own children in /proc/<pid>/task/<tid>/children (Chromium forks from more than one
+ * thread). Reading every /proc/<pid>/stat of the machine instead, synchronously after each
+ * rendered page, cost the event loop a few ms per hundred processes on the host.
+ */
+export async function processTree(root: number): Promise<number[]> {
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    if (tree.includes(pid)) continue;
+    tree.push(pid);
+    const threads = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+    const children = await Promise.all(threads.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, "utf8").catch(() => "")));
+    for (const list of children) for (const child of list.split(" ")) if (child.trim()) queue.push(Number(child));
   }
-  const tree = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, parent] of parents) {
-      if (tree.has(parent) && !tree.has(pid)) {
-        tree.add(pid);
-        grew = true;
-      }
-    }
-  }
-  return [...tree];
+  return tree;
 }
 
 /** Resident memory of a process and its descendants in MB (each counted whole: an upper bound). */
-export function treeRssMb(root: number | undefined): number {
+export async function treeRssMb(root: number | undefined): Promise<number> {
   if (root === undefined || process.platform !== "linux") return 0;
-  let kb = 0;
-  for (const pid of processTree(root)) {
-    try {
-      kb += Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return kb / 1024;
+  const sizes = await Promise.all(
+    (await processTree(root)).map((pid) =>
+      readFile(`/proc/${pid}/status`, "utf8").then(
+        (status) => Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0),
+        () => 0, // ended meanwhile
+      ),
+    ),
+  );
+  return sizes.reduce((sum, kb) => sum + kb, 0) / 1024;
 }
 
 /**
- * The browser's threads run at a lower scheduling priority than the server (on Linux each
- * thread has its own): on a busy machine /healthz and the API answer first and pages render
- * in what is left. Run once per browser, after its first page: renderers forked later by the
- * zygote inherit its lowered priority. It reads /proc once (a few ms). Not permitted or not
- * Linux: unchanged.
+ * Every thread of the browser's tree back to at least `nice`: Chromium sets its threads'
+ * priorities itself (nice 0, and -8 for its UI, IO and compositor threads when run as root),
+ * which then outrank the server's event loop on a busy machine. Run by the browser's host
+ * (browser-host.ts) a few times a second; asynchronous reads of /proc, one syscall per
+ * thread. Not permitted or not Linux: unchanged.
  */
-export function lowerPriority(root: number | undefined): void {
+export async function lowerTree(root: number | undefined, nice: number): Promise<void> {
   if (root === undefined || process.platform !== "linux") return;
-  for (const pid of processTree(root)) {
-    try {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        try {
-          setPriority(Number(tid), 10);
-        } catch {
-          // not permitted: unchanged
-        }
+  for (const pid of await processTree(root)) {
+    for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+      try {
+        if (getPriority(Number(tid)) < nice) setPriority(Number(tid), nice);
+      } catch {
+        // ended meanwhile, or not permitted
       }
-    } catch {
-      // ended meanwhile
     }
   }
 }

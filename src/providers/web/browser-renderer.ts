@@ -1,5 +1,8 @@
-import { chromium, type Browser, type BrowserContext, type BrowserServer } from "playwright-core";
-import { lowerPriority, treeRssMb } from "./browser-process.js";
+import { fork, type ChildProcess } from "node:child_process";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { compiledWorkerFile } from "../../core/task-threads.js";
+import type { LaunchAnswer, LaunchRequest } from "./browser-host.js";
+import { treeRssMb } from "./browser-process.js";
 import { BrowserProxy } from "./browser-proxy.js";
 import { Semaphore } from "./limiter.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
@@ -49,9 +52,20 @@ window.open = () => null; window.print = () => {};`;
 
 /** Time a page may take to close at its budget before the whole browser is killed. */
 const CLOSE_GRACE_MS = 2000;
+/** Time the browser's host may take to start Chromium. */
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+/** One running browser: its host process (browser-host.ts), Chromium's process id, and the client connected to it. */
+interface RunningBrowser {
+  host: ChildProcess;
+  pid: number;
+  browser: Browser;
+}
 
 /**
- * One headless Chromium (Debian's, driven by playwright-core) shared by all crawls, at most
+ * One headless Chromium (Debian's, driven by playwright-core) shared by all crawls, launched
+ * by a host process of its own at a lower priority (browser-host.ts: Playwright's protocol
+ * work stays off the server's event loop), at most
  * `pages` pages at once, each in its own context (no cookies shared between sites). Every
  * request goes through BrowserProxy; the route handler refuses what is not http(s) and what
  * robots.txt disallows; downloads, service workers, permissions, popups and dialogs are
@@ -63,11 +77,10 @@ export class BrowserRenderer implements PageRenderer {
   private readonly proxy: BrowserProxy;
   private proxyUrl: Promise<string> | undefined;
   private readonly slots: Semaphore;
-  private running: Promise<{ server: BrowserServer; browser: Browser }> | undefined;
-  private lowered: BrowserServer | undefined;
+  private running: Promise<RunningBrowser> | undefined;
   /** Pages open per browser process, and the processes to close once they have none. */
-  private readonly open = new Map<BrowserServer, number>();
-  private readonly retired = new Set<BrowserServer>();
+  private readonly open = new Map<RunningBrowser, number>();
+  private readonly retired = new Set<RunningBrowser>();
   /** Browsers started since creation (a crash makes the next render start one). */
   launches = 0;
 
@@ -78,7 +91,7 @@ export class BrowserRenderer implements PageRenderer {
 
   /** The browser's process id (tests kill it; figures read its memory). */
   async pid(): Promise<number | undefined> {
-    return (await this.running?.catch(() => undefined))?.server.process().pid;
+    return (await this.running?.catch(() => undefined))?.pid;
   }
 
   /** Requests the proxy refused since start. */
@@ -86,25 +99,46 @@ export class BrowserRenderer implements PageRenderer {
     return this.proxy.refused;
   }
 
-  private launch(): Promise<{ server: BrowserServer; browser: Browser }> {
-    this.running ??= (async () => {
-      this.proxyUrl ??= this.proxy.listen();
-      const server = await chromium.launchServer({ executablePath: this.options.executablePath, headless: true, args: FLAGS, proxy: { server: await this.proxyUrl, bypass: "" }, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
-      const browser = await chromium.connect(server.wsEndpoint());
-      this.launches++;
-      const forget = () => {
-        this.running = undefined;
-        void server.close().catch(() => {});
-      };
-      browser.on("disconnected", forget);
-      server.process().once("exit", forget);
-      return { server, browser };
-    })();
-    const attempt = this.running;
-    attempt.catch(() => {
+  private launch(): Promise<RunningBrowser> {
+    if (this.running) return this.running;
+    const attempt = this.start();
+    this.running = attempt;
+    const forget = () => {
       if (this.running === attempt) this.running = undefined;
-    });
+    };
+    attempt.then((running) => {
+      // Chromium or its host gone (a crash, kill -9): the next render starts a fresh one.
+      running.browser.on("disconnected", () => {
+        forget();
+        stopHost(running.host, "close");
+      });
+      running.host.once("exit", () => {
+        forget();
+        void running.browser.close().catch(() => {});
+      });
+    }, forget);
     return attempt;
+  }
+
+  /** A host process (browser-host.ts) launches Chromium; this process connects to it as a client. */
+  private async start(): Promise<RunningBrowser> {
+    this.proxyUrl ??= this.proxy.listen();
+    const request: LaunchRequest = { executablePath: this.options.executablePath, args: FLAGS, proxy: await this.proxyUrl };
+    // No execArgv: the server's own flags (--cpu-prof, --import …) are not the host's.
+    const host = fork(compiledWorkerFile("./browser-host.js", import.meta.url), [], { execArgv: [], stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "json" });
+    host.on("error", () => undefined); // a failed send or spawn: the answer below reports it
+    const answer = await hostAnswer(host, request).catch((err: unknown) => {
+      stopHost(host, "kill");
+      throw err;
+    });
+    try {
+      const browser = await chromium.connect(answer.wsEndpoint);
+      this.launches++;
+      return { host, pid: answer.pid, browser };
+    } catch (err) {
+      stopHost(host, "kill", answer.pid);
+      throw err;
+    }
   }
 
   async render(url: string, signal: AbortSignal): Promise<RenderedPage> {
@@ -112,21 +146,16 @@ export class BrowserRenderer implements PageRenderer {
       throw new FetchError("aborted", "the render was cancelled");
     });
     let context: BrowserContext | undefined;
-    let current: { server: BrowserServer } | undefined;
-    const onAbort = () => void this.closeOrKill(context, current?.server);
+    let current: RunningBrowser | undefined;
+    const onAbort = () => void this.closeOrKill(context, current);
     try {
-      const { server, browser } = await this.launch();
-      current = { server };
-      this.open.set(server, (this.open.get(server) ?? 0) + 1);
+      current = await this.launch();
+      const { browser } = current;
+      this.open.set(current, (this.open.get(current) ?? 0) + 1);
       context = await browser.newContext({ acceptDownloads: false, serviceWorkers: "block", permissions: [], userAgent: this.options.fetcher.userAgent, javaScriptEnabled: true });
       signal.addEventListener("abort", onAbort, { once: true });
       await this.guard(context, signal);
       const page = await context.newPage();
-      if (this.lowered !== server) {
-        // Once per browser, after its first page: the zygotes that fork later renderers exist by now.
-        this.lowered = server;
-        lowerPriority(server.process().pid);
-      }
       const left = () => Math.max(1, deadlineOf(signal) - Date.now());
       await page.goto(url, { waitUntil: "load", timeout: left() });
       // Scripts that fill the page after load, and challenges that set a cookie and reload.
@@ -142,30 +171,31 @@ export class BrowserRenderer implements PageRenderer {
       throw Object.assign(new FetchError("unreadable", `the browser could not show ${url}: ${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)}`), { transient: true });
     } finally {
       signal.removeEventListener("abort", onAbort);
-      await this.closeOrKill(context, current?.server);
-      if (current) this.settle(current.server);
+      await this.closeOrKill(context, current);
+      if (current) await this.settle(current);
       release();
     }
   }
 
   /**
-   * One page of `server` is done: above the memory ceiling the process is retired (the next
-   * render starts a fresh one) and closed when its last page is.
+   * One page of `running` is done: above the memory ceiling the process is retired (the next
+   * render starts a fresh one) and closed when its last page is. Its memory is read from
+   * /proc without blocking the event loop.
    */
-  private settle(server: BrowserServer): void {
-    const left = (this.open.get(server) ?? 1) - 1;
-    this.open.set(server, left);
+  private async settle(running: RunningBrowser): Promise<void> {
+    this.open.set(running, (this.open.get(running) ?? 1) - 1);
     const ceiling = this.options.memoryCeilingMb;
-    if (ceiling && !this.retired.has(server) && treeRssMb(server.process().pid) > ceiling) {
-      this.retired.add(server);
+    if (ceiling && !this.retired.has(running) && (await treeRssMb(running.pid)) > ceiling) {
+      this.retired.add(running);
       void this.running?.then((r) => {
-        if (r.server === server) this.running = undefined;
+        if (r === running) this.running = undefined;
       });
     }
-    if (left === 0 && this.retired.has(server)) {
-      this.retired.delete(server);
-      this.open.delete(server);
-      void server.close().catch(() => {});
+    // Read again: pages of this browser may have started or ended meanwhile.
+    if (this.open.get(running) === 0 && this.retired.has(running)) {
+      this.retired.delete(running);
+      this.open.delete(running);
+      stopHost(running.host, "close");
     }
   }
 
@@ -196,18 +226,81 @@ export class BrowserRenderer implements PageRenderer {
   }
 
   /** Close the site's context; if it does not close in time (a script that never yields), kill the browser. */
-  private async closeOrKill(context: BrowserContext | undefined, server: BrowserServer | undefined): Promise<void> {
+  private async closeOrKill(context: BrowserContext | undefined, running: RunningBrowser | undefined): Promise<void> {
     if (!context) return;
     const closed = await Promise.race([context.close().then(() => true, () => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref())]);
-    if (!closed && server) await server.kill().catch(() => {});
+    if (!closed && running) stopHost(running.host, "kill", running.pid);
   }
 
   async close(): Promise<void> {
     const running = await this.running?.catch(() => undefined);
     this.running = undefined;
-    await running?.server.close().catch(() => {});
+    if (running) {
+      const exited = new Promise<void>((resolve) => (running.host.exitCode !== null || running.host.signalCode !== null ? resolve() : running.host.once("exit", () => resolve())));
+      stopHost(running.host, "close");
+      // Chromium closes in well under a second; one that does not is killed.
+      const timer = setTimeout(() => stopHost(running.host, "kill", running.pid), CLOSE_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
     if (this.proxyUrl) await this.proxy.close();
   }
+}
+
+/** The host's answer to its launch request; its exit, a spawn failure or LAUNCH_TIMEOUT_MS reject. */
+function hostAnswer(host: ChildProcess, request: LaunchRequest): Promise<{ wsEndpoint: string; pid: number }> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      host.off("message", onMessage);
+      host.off("exit", onExit);
+      host.off("error", onError);
+    };
+    const onMessage = (answer: LaunchAnswer) => {
+      done();
+      if ("error" in answer) reject(new Error(answer.error));
+      else resolve(answer);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      done();
+      reject(new Error(`the browser's host exited (${signal ?? code}) before the browser started`));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const timer = setTimeout(() => onError(new Error(`the browser did not start within ${LAUNCH_TIMEOUT_MS} ms`)), LAUNCH_TIMEOUT_MS);
+    timer.unref();
+    host.on("message", onMessage);
+    host.once("exit", onExit);
+    host.once("error", onError);
+    host.send(request);
+  });
+}
+
+/**
+ * Ends a browser: "close" asks its host to close Chromium and exit (the host also does so on
+ * SIGTERM); "kill" kills Chromium's process group (it leads one) and the host at once.
+ */
+function stopHost(host: ChildProcess, how: "close" | "kill", chromiumPid?: number): void {
+  const running = host.exitCode === null && host.signalCode === null;
+  if (how === "close") {
+    if (running && host.connected) host.send("close", (err) => err && host.kill("SIGTERM"));
+    else if (running) host.kill("SIGTERM");
+    return;
+  }
+  if (chromiumPid !== undefined) {
+    try {
+      process.kill(-chromiumPid, "SIGKILL");
+    } catch {
+      try {
+        process.kill(chromiumPid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  if (running) host.kill("SIGKILL");
 }
 
 /** When the caller's signal will end the render: the crawler's signals carry no deadline, so a bound is assumed. */

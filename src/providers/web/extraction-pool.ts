@@ -1,13 +1,20 @@
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
 import { compiledWorkerFile } from "../../core/task-threads.js";
+import { decodeCapped, type ContentCoding } from "./content-coding.js";
 import type { ExtractionTask } from "./extract/extract-worker.js";
 import { extractPage, type PageFacts } from "./extract/page-facts.js";
 import { extractPdf, PDF_LIMITS } from "./extract/pdf-facts.js";
 
+/** A body still encoded as sent (gzip, deflate, br), to be decoded to at most `maxBytes` before it is read. */
+export interface EncodedBody {
+  coding: ContentCoding;
+  maxBytes: number;
+}
+
 /** Turns a fetched page into its facts. */
 export interface PageExtractor {
-  extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts>;
+  extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal, encoded?: EncodedBody): Promise<PageFacts>;
   /** A PDF's facts (its text read as a page); extractors without it read no PDFs. */
   extractPdf?(bytes: Uint8Array, url: string, signal?: AbortSignal): Promise<PageFacts>;
 }
@@ -34,8 +41,8 @@ export interface ExtractionPoolOptions {
 }
 
 /**
- * Parsing and extraction off the event loop: a piscina pool of worker threads runs
- * `extractPage` for every fetched page, so a hostile page (2 MiB of one character, a
+ * Decoding, parsing and extraction off the event loop: a piscina pool of worker threads runs
+ * `extractPage` for every fetched page (after undoing its gzip/deflate/br encoding there), so a hostile page (2 MiB of one character, a
  * million links) costs a worker some milliseconds and never stalls the server's
  * requests. Each page has a reading budget checked between parser chunks, each worker a
  * heap limit; a task whose caller gives up (its AbortSignal) is dropped from the queue, or
@@ -72,11 +79,11 @@ export class ExtractionPool implements PageExtractor {
     });
   }
 
-  async extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal): Promise<PageFacts> {
+  async extract(bytes: Uint8Array, contentType: string, url: string, signal?: AbortSignal, encoded?: EncodedBody): Promise<PageFacts> {
     // The body's buffer moves to the worker when the body owns all of it (bodies over 4 KiB
     // do); a slice of a shared buffer (Node's pool for small ones) is copied first.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-    const task: ExtractionTask = { bytes: own, contentType, url, budgetMs: this.pageBudgetMs };
+    const task: ExtractionTask = { bytes: own, contentType, url, budgetMs: this.pageBudgetMs, ...(encoded ? { encoded } : {}) };
     try {
       return (await this.pool.run(task, { signal: signal ?? null, transferList: [own.buffer as ArrayBuffer] })) as PageFacts;
     } catch (err) {
@@ -110,8 +117,8 @@ export class ExtractionPool implements PageExtractor {
 
 /** Extraction in the calling thread (small tools and tests of extraction itself; never the server). */
 export const inlineExtractor: PageExtractor = {
-  async extract(bytes, contentType, url) {
-    return extractPage(bytes, contentType, url);
+  async extract(bytes, contentType, url, _signal, encoded) {
+    return extractPage(encoded ? (await decodeCapped(bytes, encoded.coding, encoded.maxBytes)).body : bytes, contentType, url);
   },
   async extractPdf(bytes, url) {
     return extractPdf(bytes, url);

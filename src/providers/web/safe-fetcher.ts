@@ -1,15 +1,19 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import net from "node:net";
-import tls from "node:tls";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
-import zlib from "node:zlib";
 import { AddressPolicy, canonicalIp } from "./address-policy.js";
+import { readBody, type ReadBody } from "./body-reader.js";
+import type { ContentCoding } from "./content-coding.js";
 import { decodeBody } from "./charset.js";
+import { abortError, classifyRequestError, FetchError, watchPhase, withTimeout } from "./fetch-errors.js";
+import { GuardedConnector, portOf, type LookupFunction } from "./guarded-connector.js";
 import { KeyedSemaphore, Semaphore } from "./limiter.js";
-import { openTunnel, ProxyError, ProxyRoutes, type ProxySettings } from "./proxy.js";
+import type { ProxySettings } from "./proxy.js";
 import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAnswer } from "./robots.js";
+
+export { FetchError, type FetchFailure } from "./fetch-errors.js";
+export type { LookupFunction } from "./guarded-connector.js";
 
 /**
  * Fetching strangers' websites without letting them reach inside our network (SSRF),
@@ -26,43 +30,13 @@ import { productToken, ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, type RobotsAn
  *    to a forbidden address is destroyed. This also defeats DNS rebinding, where the
  *    name resolves to a public address for the check and a private one for the connect.
  *
+ * Layers 2 and 3 are guarded-connector.ts, the capped decoding of bodies body-reader.ts.
+ *
  * Built on node:http(s) rather than undici: we need to own the moment the socket
  * connects (layer 3) and the decompression (undici's size limit counts compressed
  * bytes, so a 51 KB gzip body decodes to 50 MiB straight through it), and node:http's
  * `createConnection` gives exactly that with no pooling to reason about.
  */
-
-export type FetchFailure =
-  | "bad_url"
-  | "blocked"
-  | "robots"
-  | "timeout"
-  | "too_large"
-  | "not_text"
-  | "http_status"
-  | "too_many_redirects"
-  | "redirect_loop"
-  | "network"
-  | "tls"
-  | "unreadable"
-  | "aborted";
-
-export class FetchError extends Error {
-  override name = "FetchError";
-  constructor(
-    readonly reason: FetchFailure,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
-
-export type LookupFunction = (
-  hostname: string,
-  options: { all: true; family?: number },
-  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
 
 export interface SafeFetcherOptions {
   /** Which addresses may be reached (public unicast plus the operator's CIDRs). */
@@ -100,20 +74,29 @@ export interface FetchedPage {
   truncated: boolean;
 }
 
+/** A page as sent: with `coding`, its body is still gzip/deflate/br-encoded (at most the page cap of the encoded bytes). */
+export interface EncodedPage {
+  url: string;
+  status: number;
+  contentType: string;
+  body: Uint8Array;
+  truncated: boolean;
+  coding?: ContentCoding;
+  /** Decode at most this many bytes of it (the fetcher's page cap). */
+  maxDecodedBytes: number;
+}
+
 const TEXT_TYPES = new Set(["text/html", "application/xhtml+xml", "text/plain"]);
 /** Linked PDFs (imprints, contact sheets): many servers label them octet-stream; the bytes must start like a PDF. */
 const PDF_TYPES = new Set(["application/pdf", "application/x-pdf", "application/octet-stream"]);
 /** A PDF's size cap, counted while it downloads (a cut PDF cannot be read). */
 export const PDF_MAX_BYTES = 5 * 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
-
-const systemLookup: LookupFunction = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
 export class SafeWebFetcher {
   readonly policy: AddressPolicy;
   readonly userAgent: string;
-  private readonly lookup: LookupFunction;
+  private readonly connector: GuardedConnector;
   private readonly maxBodyBytes: number;
   private readonly maxRedirects: number;
   private readonly timeouts: { connect: number; headers: number; body: number; overall: number };
@@ -121,13 +104,10 @@ export class SafeWebFetcher {
   private readonly total: Semaphore;
   private readonly robots: RobotsCache | undefined;
   private readonly token: string;
-  private readonly ca: string[] | undefined;
-  private readonly proxies: ProxyRoutes;
 
   constructor(options: SafeFetcherOptions) {
     this.policy = options.policy;
     this.userAgent = options.userAgent;
-    this.lookup = options.lookup ?? systemLookup;
     this.maxBodyBytes = options.maxBodyBytes ?? 2 * 1024 * 1024;
     this.maxRedirects = options.maxRedirects ?? 5;
     this.timeouts = {
@@ -139,8 +119,7 @@ export class SafeWebFetcher {
     this.perHost = new KeyedSemaphore(options.perHostConnections ?? 2);
     this.total = new Semaphore(options.totalConnections ?? 8);
     this.token = productToken(options.userAgent);
-    this.ca = options.ca;
-    this.proxies = new ProxyRoutes(options.proxy);
+    this.connector = new GuardedConnector({ policy: options.policy, lookup: options.lookup, connectTimeoutMs: this.timeouts.connect, ca: options.ca, proxy: options.proxy });
     this.robots = options.robots === false ? undefined : new RobotsCache((origin, signal) => this.loadRobots(origin, signal), options.now ?? Date.now);
   }
 
@@ -150,7 +129,28 @@ export class SafeWebFetcher {
    * Throws FetchError for every refusal and failure.
    */
   async fetchPage(url: string, options: { signal?: AbortSignal; pdf?: boolean } = {}): Promise<FetchedPage> {
-    const signal = combine(options.signal, this.timeouts.overall);
+    const page = await this.fetchBody(url, options, false);
+    const { body, contentType } = page;
+    let text: string | undefined;
+    return {
+      ...page,
+      get text() {
+        return (text ??= decodeBody(body, contentType).text);
+      },
+    };
+  }
+
+  /**
+   * The same GET, with a gzip/deflate/br body left as sent (at most the page cap of it):
+   * the crawler hands it to the extraction worker, which decodes it there
+   * (`decodeCapped`, at most `maxDecodedBytes`), off the event loop.
+   */
+  async fetchEncodedPage(url: string, options: { signal?: AbortSignal } = {}): Promise<EncodedPage> {
+    return { ...(await this.fetchBody(url, options, true)), maxDecodedBytes: this.maxBodyBytes };
+  }
+
+  private async fetchBody(url: string, options: { signal?: AbortSignal; pdf?: boolean }, keepEncoded: boolean): Promise<Omit<EncodedPage, "maxDecodedBytes">> {
+    const signal = withTimeout(options.signal, this.timeouts.overall);
     const seen = new Set<string>();
     let current = this.checkUrl(url);
     for (let hop = 0; ; hop++) {
@@ -165,7 +165,7 @@ export class SafeWebFetcher {
           throw new FetchError("robots", `robots.txt of ${current.host} disallows ${current.pathname}`);
         }
       }
-      const response = await this.exchange(current, signal, options.pdf ? { types: PDF_TYPES, maxBytes: PDF_MAX_BYTES, accept: "application/pdf" } : { types: TEXT_TYPES, maxBytes: this.maxBodyBytes });
+      const response = await this.exchange(current, signal, options.pdf ? { types: PDF_TYPES, maxBytes: PDF_MAX_BYTES, accept: "application/pdf" } : { types: TEXT_TYPES, maxBytes: this.maxBodyBytes, keepEncoded });
       if (response.redirect) {
         const next = this.checkUrl(new URL(response.redirect, current).href);
         if (seen.has(next.href)) throw new FetchError("redirect_loop", `redirect loop at ${next.href}`);
@@ -176,20 +176,10 @@ export class SafeWebFetcher {
       if (response.status < 200 || response.status > 299) {
         throw new FetchError("http_status", `${current.href} answered HTTP ${response.status}`, response.status);
       }
-      const { body, contentType } = response;
+      const { body, contentType, coding } = response;
       if (options.pdf && response.truncated) throw new FetchError("too_large", `${current.href} is larger than ${PDF_MAX_BYTES} bytes`);
       if (options.pdf && !Buffer.from(body.subarray(0, 1024)).includes("%PDF-")) throw new FetchError("not_text", `${current.href} is not a PDF`);
-      let text: string | undefined;
-      return {
-        url: current.href,
-        status: response.status,
-        contentType,
-        body,
-        truncated: response.truncated,
-        get text() {
-          return (text ??= decodeBody(body, contentType).text);
-        },
-      };
+      return { url: current.href, status: response.status, contentType, body, truncated: response.truncated, ...(coding ? { coding } : {}) };
     }
   }
 
@@ -204,7 +194,7 @@ export class SafeWebFetcher {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchError("bad_url", `only http and https URLs are fetched (got ${url.protocol})`);
     if (url.username || url.password) throw new FetchError("bad_url", "URLs with a user name or password are not fetched");
     const literal = canonicalIp(url.hostname);
-    const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
+    const port = portOf(url);
     if (literal !== undefined && !this.policy.isAllowed(literal)) throw new FetchError("blocked", `${url.hostname} is not a public address`);
     if (port !== 80 && port !== 443) {
       if (!this.policy.hasAllowList || (literal !== undefined && !this.policy.isAllowListed(literal))) {
@@ -221,130 +211,25 @@ export class SafeWebFetcher {
    */
   resolvePinned(raw: string): Promise<string> {
     const url = this.checkUrl(raw);
-    const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
     const literal = canonicalIp(url.hostname);
     if (literal !== undefined) return Promise.resolve(literal); // checked by checkUrl
-    return new Promise((resolve, reject) => {
-      this.guardedLookup(port)(url.hostname.replace(/^\[|\]$/g, ""), { all: false }, (err, address) => {
-        if (err) reject(new FetchError((err as NodeJS.ErrnoException).code === "EBLOCKED" ? "blocked" : "network", String((err as Error).message)));
-        else resolve(address as string);
-      });
-    });
+    return this.connector.resolveChecked(url.hostname.replace(/^\[|\]$/g, ""), portOf(url));
   }
 
   /** For the browser's route handler: robots.txt's answer for this URL (unreadable robots.txt: no). */
   async robotsAllow(raw: string, signal: AbortSignal): Promise<boolean> {
     if (!this.robots) return true;
     const url = this.checkUrl(raw);
-    const answer = await this.robots.rulesFor(url.origin, combine(signal, this.timeouts.overall)).catch(() => undefined);
+    const answer = await this.robots.rulesFor(url.origin, withTimeout(signal, this.timeouts.overall)).catch(() => undefined);
     return answer?.rules.isAllowed(this.token, url.pathname + url.search) ?? false;
-  }
-
-  /** Layer 2: resolve, and refuse the name if any of its addresses is not allowed. */
-  private guardedLookup(port: number) {
-    return (hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {
-      this.lookup(hostname, { all: true, family: options.family }, (err, addresses) => {
-        if (err) return callback(err);
-        const list = addresses ?? [];
-        const bad = list.find((a) => !this.addressAllowed(a.address, port));
-        if (list.length === 0 || bad) {
-          const error = Object.assign(new Error(`${hostname} resolves to an address that is not public`), { code: "EBLOCKED" });
-          return callback(error);
-        }
-        if (options.all) callback(null, list);
-        else callback(null, list[0]!.address, list[0]!.family);
-      });
-    };
-  }
-
-  private addressAllowed(address: string, port: number): boolean {
-    if (port !== 80 && port !== 443) return this.policy.isAllowListed(address);
-    return this.policy.isAllowed(address);
-  }
-
-  /** Layer 3: our own socket, checked once connected and before anything is written. */
-  private connect(url: URL, signal: AbortSignal): Promise<Duplex> {
-    const port = url.port === "" ? DEFAULT_PORTS[url.protocol]! : Number(url.port);
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const proxy = this.proxies.proxyFor(url);
-    if (proxy) return this.connectViaProxy(url, proxy, host, port, signal);
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port, lookup: this.guardedLookup(port) as never, autoSelectFamily: false });
-      const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} took longer than ${this.timeouts.connect} ms`), (err) => fail(err));
-      const fail = (err: Error) => {
-        done();
-        socket.destroy();
-        reject(err);
-      };
-      const onError = (err: NodeJS.ErrnoException) => {
-        fail(err.code === "EBLOCKED" ? new FetchError("blocked", err.message) : new FetchError("network", `cannot connect to ${url.host} (${err.code ?? "error"})`));
-      };
-      socket.once("error", onError);
-      socket.once("connect", () => {
-        const remote = socket.remoteAddress ?? "";
-        if (!this.addressAllowed(remote, port)) return fail(new FetchError("blocked", `${url.hostname} connected to an address that is not public`));
-        done();
-        socket.off("error", onError);
-        resolve(this.secure(url, host, socket));
-      });
-    });
-  }
-
-  /** The checked socket as the URL's scheme needs it: as is for http, under TLS for https. */
-  private secure(url: URL, host: string, socket: net.Socket): Duplex {
-    // From here the HTTP request (or the TLS socket on top) reports errors; this keeps a
-    // late error on the raw socket from becoming an uncaught exception.
-    socket.on("error", () => undefined);
-    if (url.protocol === "http:") return socket;
-    const servername = net.isIP(host) ? undefined : host;
-    return tls.connect({ socket, servername, ALPNProtocols: ["http/1.1"], ...(this.ca ? { ca: this.ca } : {}) });
-  }
-
-  /**
-   * Through the operator's proxy: the target is resolved and checked here first (layers 1
-   * and 2), then the proxy is asked to CONNECT to that checked IP address, never to the
-   * name, so it cannot be steered elsewhere by a second DNS answer (layer 3's role).
-   */
-  private async connectViaProxy(url: URL, proxy: URL, host: string, port: number, signal: AbortSignal): Promise<Duplex> {
-    let socket: net.Socket | undefined;
-    let stop: (err: FetchError) => void = () => undefined;
-    const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
-    stopped.catch(() => undefined);
-    const done = watchPhase(signal, this.timeouts.connect, () => new FetchError("timeout", `connecting to ${url.host} through the proxy took longer than ${this.timeouts.connect} ms`), (err) => {
-      socket?.destroy();
-      stop(err);
-    });
-    try {
-      const address = net.isIP(host) ? host : await Promise.race([this.resolveChecked(host, port), stopped]);
-      if (!this.addressAllowed(address, port)) throw new FetchError("blocked", `${url.hostname} is not a public address`);
-      const tunnel = await Promise.race([openTunnel(proxy, address, port, (s) => (socket = s)), stopped]);
-      return this.secure(url, host, tunnel);
-    } catch (err) {
-      socket?.destroy();
-      if (err instanceof FetchError) throw err;
-      throw new FetchError("network", err instanceof ProxyError ? err.message : `cannot connect to ${url.host} through the proxy`);
-    } finally {
-      done();
-    }
-  }
-
-  /** Layer 2 on its own: the name's addresses, all of them allowed, else refused. */
-  private resolveChecked(host: string, port: number): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.guardedLookup(port)(host, { all: true }, (...args: unknown[]) => {
-        const [err, addresses] = args as [NodeJS.ErrnoException | null, LookupAddress[]];
-        if (err) return reject(err.code === "EBLOCKED" ? new FetchError("blocked", err.message) : new FetchError("network", `cannot resolve ${host} (${err.code ?? "error"})`));
-        resolve(addresses[0]!.address);
-      });
-    });
   }
 
   /** One request/response on a fresh, checked connection, within the host and global limits. */
   private async exchange(
     url: URL,
     signal: AbortSignal,
-    options: { types: ReadonlySet<string> | "any"; maxBytes: number; accept?: string },
-  ): Promise<{ status: number; contentType: string; body: Uint8Array; truncated: boolean; redirect?: string }> {
+    options: { types: ReadonlySet<string> | "any"; maxBytes: number; accept?: string; keepEncoded?: boolean },
+  ): Promise<ReadBody & { status: number; contentType: string; redirect?: string }> {
     // Host slot first, then a global one: a request waiting for its busy host must not
     // sit on a global slot that a request to another host could use.
     const releaseHost = await this.perHost.acquire(url.host, signal).catch(() => {
@@ -355,7 +240,7 @@ export class SafeWebFetcher {
       releaseTotal = await this.total.acquire(signal).catch(() => {
         throw abortError(signal);
       });
-      const socket = await this.connect(url, signal);
+      const socket = await this.connector.connect(url, signal);
       const response = await this.sendRequest(url, socket, signal, options.accept);
       try {
         const status = response.statusCode ?? 0;
@@ -370,8 +255,7 @@ export class SafeWebFetcher {
         if (Number.isFinite(declared) && declared > options.maxBytes) {
           throw new FetchError("too_large", `${url.href} declares ${declared} bytes (limit ${options.maxBytes})`);
         }
-        const { body, truncated } = await this.readBody(url, response, signal, options.maxBytes);
-        return { status, contentType, body, truncated };
+        return { status, contentType, ...(await readBody(url, response, signal, { maxBytes: options.maxBytes, timeoutMs: this.timeouts.body, keepEncoded: options.keepEncoded })) };
       } finally {
         response.destroy();
         socket.destroy();
@@ -413,61 +297,6 @@ export class SafeWebFetcher {
     });
   }
 
-  /** The decoded body, counted while streaming: decompression stops at the cap, not after. */
-  private readBody(url: URL, response: IncomingMessage, signal: AbortSignal, maxBytes: number): Promise<{ body: Uint8Array; truncated: boolean }> {
-    const encoding = String(response.headers["content-encoding"] ?? "identity").trim().toLowerCase();
-    // Tolerate streams that end early (servers that cut off): keep what decoded.
-    const flush = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
-    let decoded: NodeJS.ReadableStream & { destroy(): void };
-    if (encoding === "gzip" || encoding === "x-gzip") decoded = response.pipe(zlib.createGunzip(flush));
-    else if (encoding === "deflate") decoded = response.pipe(zlib.createInflate(flush));
-    else if (encoding === "br") decoded = response.pipe(zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
-    else if (encoding === "identity" || encoding === "") decoded = response;
-    else return Promise.reject(new FetchError("not_text", `${url.href} uses the unsupported content encoding ${encoding}`));
-
-    // A declared length of an uncompressed body sizes the buffer once: no chunk list and
-    // no concatenation doubling a 2 MiB page while it is read (16 hostile pages at once).
-    const declared = Number(response.headers["content-length"]);
-    const exact = decoded === response && Number.isInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafeSlow(declared) : undefined;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const stopWatching = watchPhase(signal, this.timeouts.body, () => new FetchError("timeout", `${url.host} did not finish the body within ${this.timeouts.body} ms`), (err) => fail(err));
-      const settle = (): boolean => {
-        if (settled) return false;
-        settled = true;
-        stopWatching();
-        decoded.destroy();
-        response.destroy();
-        return true;
-      };
-      const finish = (truncated: boolean) => {
-        if (!settle()) return;
-        resolve({ body: exact ? exact.subarray(0, size) : Buffer.concat(chunks, size), truncated });
-      };
-      const fail = (err: Error) => {
-        if (settle()) reject(err);
-      };
-      decoded.on("data", (chunk: Buffer) => {
-        if (settled) return;
-        const room = (exact ? exact.length : maxBytes) - size;
-        const take = chunk.length >= room ? chunk.subarray(0, room) : chunk;
-        if (exact) take.copy(exact, size);
-        else chunks.push(take);
-        size += take.length;
-        if (chunk.length >= room) return finish(!exact || chunk.length > room);
-      });
-      decoded.once("end", () => finish(false));
-      decoded.once("error", (err: Error) => {
-        // A body cut off mid-way still gives us its decoded prefix.
-        if (size > 0) return finish(true);
-        fail(new FetchError("network", `${url.host}: unreadable body (${err.message})`));
-      });
-      response.once("aborted", () => (size > 0 ? finish(true) : fail(new FetchError("network", `${url.host} closed the connection`))));
-    });
-  }
-
   /**
    * RFC 9309 2.3.1: 2xx obey, 4xx allow all, 5xx or unreachable disallow all; ≥ 5 redirects
    * followed. An unreachable or failing robots.txt (timeout, network, 5xx) is "disallow all"
@@ -475,7 +304,7 @@ export class SafeWebFetcher {
    * tried again by the retry, not refused for 24 hours from memory.
    */
   private async loadRobots(origin: string, callerSignal: AbortSignal): Promise<RobotsAnswer> {
-    const signal = combine(callerSignal, this.timeouts.overall);
+    const signal = withTimeout(callerSignal, this.timeouts.overall);
     let current: URL;
     try {
       current = this.checkUrl(`${origin}/robots.txt`);
@@ -489,7 +318,7 @@ export class SafeWebFetcher {
           current = this.checkUrl(new URL(response.redirect, current).href);
           continue;
         }
-        if (response.status >= 200 && response.status < 300) return { rules: RobotsRules.parse(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
+        if (response.status >= 200 && response.status < 300) return { rules: await RobotsRules.parseYielding(decodeBody(response.body, "text/plain; charset=utf-8").text), keep: true };
         if (response.status >= 400 && response.status < 500) return { rules: RobotsRules.allowAll(), keep: true };
         return { rules: RobotsRules.disallowAll(), keep: false };
       }
@@ -503,37 +332,4 @@ export class SafeWebFetcher {
       return { rules: RobotsRules.disallowAll(), keep: false, failure: err instanceof FetchError ? err : undefined };
     }
   }
-}
-
-/** Certificate and handshake failures are told apart from other network errors: the user can act on them. */
-const TLS_CODES = /^(?:CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
-
-function classifyRequestError(url: URL, err: NodeJS.ErrnoException): FetchError {
-  const code = err.code ?? "";
-  if (TLS_CODES.test(code)) return new FetchError("tls", `${url.host}: TLS failed (${code}${err.message && !err.message.includes(code) ? `: ${err.message}` : ""})`);
-  return new FetchError("network", `${url.host}: ${code || err.message}`);
-}
-
-function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
-}
-
-/**
- * One phase's limits (connect, headers, body): `fail` with the phase's own timeout error
- * after `ms`, or with the abort error when `signal` aborts. Returns what stops both.
- */
-function watchPhase(signal: AbortSignal, ms: number, timeoutError: () => FetchError, fail: (err: FetchError) => void): () => void {
-  const timer = setTimeout(() => fail(timeoutError()), ms);
-  const onAbort = () => fail(abortError(signal));
-  signal.addEventListener("abort", onAbort, { once: true });
-  return () => {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
-  };
-}
-
-function abortError(signal: AbortSignal): FetchError {
-  const reason = signal.reason as { name?: string } | undefined;
-  return reason?.name === "TimeoutError" ? new FetchError("timeout", "the page took longer than the time allowed") : new FetchError("aborted", "the fetch was cancelled");
 }

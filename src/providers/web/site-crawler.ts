@@ -78,9 +78,11 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const signal = options.signal;
 
   const read = async (url: string, pdf = false): Promise<PageFacts> => {
-    const page = await fetcher.fetchPage(url, { signal, pdf });
+    // A page is left encoded: the extraction worker decodes it (a compression bomb inflates there, not here).
+    const page = pdf ? await fetcher.fetchPage(url, { signal, pdf }) : await fetcher.fetchEncodedPage(url, { signal });
+    const encoded = "coding" in page && page.coding ? { coding: page.coding, maxBytes: page.maxDecodedBytes } : undefined;
     try {
-      return await (pdf ? extractor.extractPdf!(page.body, page.url, signal) : extractor.extract(page.body, page.contentType, page.url, signal));
+      return await (pdf ? extractor.extractPdf!(page.body, page.url, signal) : extractor.extract(page.body, page.contentType, page.url, signal, encoded));
     } catch (err) {
       if (signal?.aborted) throw new FetchError("aborted", "the crawl was cancelled");
       if (err instanceof ExtractionError) throw new FetchError("unreadable", err.message);

@@ -60,3 +60,29 @@ Disallow: /admin
     expect(productToken("outreach/0.1 (+https://x)")).toBe("outreach");
   });
 });
+
+describe("robots.txt of hostile size, off the event loop's critical path (issue 27, item 6)", () => {
+  /** Just under 512 KiB of one-rule groups: 16,800 groups, one repeated rule, then a rule of its own. */
+  const hostile = "User-agent: *\nDisallow: /a/b/c\n".repeat(16_800) + "User-agent: *\nAllow: /a/b/c/open\nDisallow: /x\n";
+
+  it("parseYielding answers as parse does, and lets the event loop turn while it parses", async () => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const sliced = RobotsRules.parseYielding(hostile);
+    expect(turned).toBe(false);
+    const rules = await sliced;
+    expect(turned).toBe(true);
+    const whole = RobotsRules.parse(hostile);
+    for (const path of ["/a/b/c", "/a/b/c/d", "/a/b/c/open", "/x/y", "/elsewhere"]) expect(rules.isAllowed("outreach", path), path).toBe(whole.isAllowed("outreach", path));
+    expect(rules.isAllowed("outreach", "/a/b/c/d")).toBe(false);
+    expect(rules.isAllowed("outreach", "/a/b/c/open")).toBe(true);
+    expect(rules.isAllowed("outreach", "/x/y")).toBe(false);
+  });
+
+  it("a rule repeated thousands of times answers as the rule once; allow still wins a tie with the same disallow", async () => {
+    const repeated = await RobotsRules.parseYielding("User-agent: *\n" + "Disallow: /shop\n".repeat(20_000) + "Allow: /shop\n" + "Disallow: /shop/cart\n".repeat(3));
+    expect(repeated.isAllowed("outreach", "/shop")).toBe(true);
+    expect(repeated.isAllowed("outreach", "/shop/cart")).toBe(false);
+    expect(repeated.isAllowed("outreach", "/shop/item")).toBe(true);
+  });
+});

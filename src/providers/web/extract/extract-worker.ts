@@ -1,4 +1,5 @@
 import { setPriority } from "node:os";
+import { decodeCapped, type ContentCoding } from "../content-coding.js";
 import { extractPage, type PageFacts } from "./page-facts.js";
 import { extractPdf, type PdfLimits } from "./pdf-facts.js";
 
@@ -18,6 +19,8 @@ export interface ExtractionTask {
   url: string;
   /** Milliseconds of reading this page may take before it is given up. */
   budgetMs: number;
+  /** The bytes are still encoded as sent: decoded here first, to at most `maxBytes` (a compression bomb inflates in this thread). */
+  encoded?: { coding: ContentCoding; maxBytes: number };
   /** A PDF document (imprint, contact sheet) rather than a web page, read within these limits. */
   pdf?: PdfLimits;
 }
@@ -26,5 +29,6 @@ export interface ExtractionTask {
 export default function extract(task: ExtractionTask): PageFacts | Promise<PageFacts> {
   const deadline = performance.now() + task.budgetMs;
   if (task.pdf) return extractPdf(task.bytes, task.url, task.pdf, deadline);
+  if (task.encoded) return decodeCapped(task.bytes, task.encoded.coding, task.encoded.maxBytes).then(({ body }) => extractPage(body, task.contentType, task.url, deadline));
   return extractPage(task.bytes, task.contentType, task.url, deadline);
 }
