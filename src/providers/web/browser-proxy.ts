@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { isBrowserServiceHost } from "./browser-service-hosts.js";
 import { FetchError, type SafeWebFetcher } from "./safe-fetcher.js";
 
 /** Bytes one proxied response or tunnel may carry (a page's scripts and images; a 1 GB download is cut). */
@@ -15,7 +16,9 @@ export const PROXY_MAX_BYTES = 8 * 1024 * 1024;
  * to that pinned address (a second, different DNS answer cannot be used). Plain HTTP requests
  * are also checked against robots.txt (HTTPS paths are checked by the browser's route
  * handler, which sees them before they are encrypted). Responses and tunnels are cut at
- * PROXY_MAX_BYTES. A refused request gets 403 and costs nothing else.
+ * PROXY_MAX_BYTES. A refused request gets 403 and costs nothing else. The browser's own
+ * service calls (updates, accounts, Safe Browsing: `browser-service-hosts.ts`) are refused
+ * before their names are resolved.
  */
 export class BrowserProxy {
   private readonly server: http.Server;
@@ -59,6 +62,7 @@ export class BrowserProxy {
     try {
       url = new URL(req.url ?? "");
       if (url.protocol !== "http:") throw new FetchError("bad_url", "only http is proxied as a request");
+      if (isBrowserServiceHost(url.hostname)) throw new FetchError("blocked", "the browser's own service calls are not carried");
       address = await this.fetcher.resolvePinned(url.href);
       if (!(await this.fetcher.robotsAllow(url.href, AbortSignal.timeout(10_000)))) throw new FetchError("robots", "robots.txt disallows it");
     } catch (err) {
@@ -86,6 +90,7 @@ export class BrowserProxy {
     let target: URL;
     try {
       target = new URL(`https://${req.url ?? ""}/`);
+      if (isBrowserServiceHost(target.hostname)) throw new FetchError("blocked", "the browser's own service calls are not carried");
       address = await this.fetcher.resolvePinned(target.href);
     } catch {
       this.refused++;

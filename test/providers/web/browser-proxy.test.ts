@@ -194,3 +194,28 @@ describe("the browser's proxy: DNS rebinding", () => {
     expect(forbidden.connections).toBe(0);
   });
 });
+
+describe("the browser's proxy: the browser's own service calls", () => {
+  it("refuses Chromium's update, account and Safe Browsing hosts over CONNECT and plain HTTP without resolving them, and still carries a page's own host", async () => {
+    const site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<p>the page</p>"));
+    closeAfterEach(site);
+    const sitePort = await listen(site, "127.0.0.2");
+    const asked: string[] = [];
+    // Every name resolves to the allowed site: only the host rule can refuse (and nothing leaves 127.0.0.0/8).
+    const lookup: LookupFunction = (hostname, _options, callback) => {
+      asked.push(hostname);
+      callback(null, [{ address: "127.0.0.2", family: 4 }]);
+    };
+    const { proxy, port } = await startProxy("127.0.0.2/32", lookup, { robots: false });
+    for (const host of ["update.googleapis.com", "CLIENTS2.google.com", "accounts.google.com."]) {
+      const tunnel = await connectThrough(port, `${host}:${sitePort}`);
+      expect(tunnel.status, host).toBe(403);
+      tunnel.socket.destroy();
+    }
+    expect(await requestThrough(port, `http://safebrowsing.googleapis.com:${sitePort}/v4/threatListUpdates:fetch`)).toMatch(/^HTTP\/1\.1 403/);
+    expect(asked).toEqual([]);
+    expect(proxy.refused).toBe(4);
+    expect(await requestThrough(port, `http://fonts.googleapis.com:${sitePort}/css`)).toContain("the page");
+    expect(asked).toEqual(["fonts.googleapis.com"]);
+  });
+});
