@@ -10,7 +10,7 @@
 import nodemailer from "nodemailer";
 import { openInstance } from "../dist/services/instance.js";
 import { createDelivery } from "../dist/services/index.js";
-import { relayFromConfig } from "../dist/services/delivery-runtime.js";
+import { relayFromConfig } from "../dist/services/sending/delivery-runtime.js";
 import { composeSigned } from "../dist/providers/smtp/message-signer.js";
 import { median, sendingDataDir, sinkEnv, startSink } from "./fixtures/sending.js";
 

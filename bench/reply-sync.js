@@ -20,7 +20,7 @@ import { systemClock } from "../dist/core/clock.js";
 import { newId } from "../dist/core/ids.js";
 import { HEADER_FIELDS, MailboxReader } from "../dist/providers/imap/mailbox-reader.js";
 import { openInstance } from "../dist/services/instance.js";
-import { createReplySync, startMailboxWatcher } from "../dist/services/reply-runtime.js";
+import { createReplySync, startMailboxWatcher } from "../dist/services/replies/reply-runtime.js";
 import { startDovecot } from "../test/helpers/dovecot.js";
 import { sendingDataDir } from "./fixtures/sending.js";
 

@@ -284,7 +284,7 @@ async function extractsBench() {
   const dir = join(tmpdir(), `outreach-bench-search-extracts-${process.pid}`);
   const real = openInstance({ dataDir: dir, env: {}, config: { rateLimitPerMinute: 0, enrich: false } });
   try {
-    const shared = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+    const shared = fileURLToPath(new URL("../../shared/data", import.meta.url));
     const files = readdirSync(shared).filter((f) => /\.(osm\.pbf|parquet)$/.test(f)).sort();
     for (const file of files) await real.services.placesImport.importFile(join(shared, file));
     const realDb = real.services.deps.db;

@@ -10,7 +10,7 @@
 // Run: npm run build && node bench/sequence-steps.js [messages] [rounds]
 import { openInstance } from "../dist/services/instance.js";
 import { createDelivery } from "../dist/services/index.js";
-import { relayFromConfig } from "../dist/services/delivery-runtime.js";
+import { relayFromConfig } from "../dist/services/sending/delivery-runtime.js";
 import { median, sendingDataDir, sinkEnv, startSink } from "./fixtures/sending.js";
 
 const N = Number(process.argv[2] ?? 300);

@@ -7,7 +7,7 @@ import { systemClock, type Clock } from "../core/clock.js";
 import { createApp } from "../server/app.js";
 import type { ServerConfig } from "../services/config.js";
 import { dataDirState } from "../services/data-dir-state.js";
-import type { DkimKeyGenerator } from "../services/dkim-keys.js";
+import type { DkimKeyGenerator } from "../services/sending/dkim-keys.js";
 import { databasePath, openInstance, resolveDataDir, type Instance } from "../services/instance.js";
 import { loadConfig, updateConfig } from "./config.js";
 import { CliError, EXIT } from "./exit-codes.js";

@@ -1,7 +1,7 @@
 import { getRouterParams, H3, type H3Event } from "h3";
 import { AppError, forbidden, isAppError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validation.js";
-import type { Principal } from "../services/auth.js";
+import type { Principal } from "../services/access/auth.js";
 import type { Services } from "../services/index.js";
 import { AuthThrottle } from "./auth-throttle.js";
 import { readJsonBody } from "./body.js";

@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { AppError } from "../core/errors.js";
 import type { Clock } from "../core/clock.js";
-import { RateLimiter } from "../services/rate-limit.js";
+import { RateLimiter } from "../services/access/rate-limit.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 

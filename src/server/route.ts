@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
 import type { z } from "zod";
 import { contract, type Operation, type OperationId, type BodyOf, type ParamsOf, type QueryOf, type ResponseOf, type SchemaOutput } from "../core/contract/index.js";
-import type { Principal } from "../services/auth.js";
+import type { Principal } from "../services/access/auth.js";
 import type { Services } from "../services/index.js";
 import type { Logger } from "./errors.js";
 import type { TurnKind } from "./request-turns.js";

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../services/message-body.js";
+import { escapeHtml } from "../services/sending/message-body.js";
 import { API_HEADERS } from "./errors.js";
 
 /**

@@ -5,7 +5,7 @@ import { hostname as osHostname } from "node:os";
 import type { PlacesSettings } from "../places/index.js";
 import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
 import type { RelaySettings } from "../providers/smtp/relay.js";
-import { imapSettings } from "./imap-config.js";
+import { imapSettings } from "./replies/imap-config.js";
 
 /**
  * The server's settings, read once from the environment (docs/self-hosting.md, "Settings

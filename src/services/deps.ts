@@ -2,7 +2,7 @@ import type { Clock } from "../core/clock.js";
 import type { Keyring } from "../core/crypto.js";
 import type { Db } from "../store/db.js";
 import type { ServerConfig } from "./config.js";
-import type { DkimKeyGenerator } from "./dkim-keys.js";
+import type { DkimKeyGenerator } from "./sending/dkim-keys.js";
 
 /**
  * What the services are built from: one opened data directory and the implementations

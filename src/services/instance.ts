@@ -5,8 +5,8 @@ import { loadKeyring } from "../core/crypto.js";
 import { startCheckpointer, type Checkpointer } from "../store/checkpointer.js";
 import { DATABASE_FILE_NAME, openDatabase } from "../store/db.js";
 import { loadServerConfig, type ServerConfig } from "./config.js";
-import { backfillContactNgrams } from "./contact-ngram-backfill.js";
-import { generateDkimKey, type DkimKeyGenerator } from "./dkim-keys.js";
+import { backfillContactNgrams } from "./contacts/contact-ngram-backfill.js";
+import { generateDkimKey, type DkimKeyGenerator } from "./sending/dkim-keys.js";
 import { createServices, type Services } from "./index.js";
 
 /** `--data-dir`, else `OUTREACH_DATA_DIR`, else `$XDG_DATA_HOME/outreach` (`~/.local/share/outreach`). */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ContactOpenerStore } from "../../src/services/contact-openers.js";
+import { ContactOpenerStore } from "../../src/services/contacts/contact-openers.js";
 import { openInstance } from "../../src/services/instance.js";
 import { cliEnv, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";

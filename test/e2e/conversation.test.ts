@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createReplySync } from "../../src/services/reply-runtime.js";
+import { createReplySync } from "../../src/services/replies/reply-runtime.js";
 import { appendMessages, mail, mailboxState, settingsOf, testDovecot } from "../helpers/mailbox.js";
 import { sendingSetup } from "../helpers/sending.js";
 import { headerOf } from "../helpers/smtp-sink.js";

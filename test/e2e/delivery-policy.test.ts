@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/services/auth.js";
+import type { Principal } from "../../src/services/access/auth.js";
 import { sendingSetup, type SendingSetup } from "../helpers/sending.js";
 
 function executionsOf(setup: SendingSetup, campaignId: string) {

@@ -184,7 +184,7 @@ describe("reply detection from a real IMAP mailbox (Dovecot)", () => {
     const c = await sentCampaign([{ email: "paul@praxis-paul.test", name: "Paul" }]);
     const dovecot = await testDovecot();
     await appendMessages(dovecot, [mail({ From: "paul@praxis-paul.test", To: OUR, Subject: "Re: Hello Paul", "In-Reply-To": c.messageId["paul@praxis-paul.test"] }, "x")], "Sent");
-    const { createReplySync } = await import("../../src/services/reply-runtime.js");
+    const { createReplySync } = await import("../../src/services/replies/reply-runtime.js");
     const { settingsOf } = await import("../helpers/mailbox.js");
     const summary = await createReplySync(c.setup.instance.services, { log: () => {}, settings: settingsOf(dovecot, "Sent") }).syncOnce();
     expect(summary).toMatchObject({ messages: 1, own: 1, replies: 0 });

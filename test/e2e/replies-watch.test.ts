@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import { MailboxWatchLock } from "../../src/services/heartbeat-lock.js";
-import { startMailboxWatcher, type MailboxWatch } from "../../src/services/reply-runtime.js";
+import { startMailboxWatcher, type MailboxWatch } from "../../src/services/replies/reply-runtime.js";
 import { appendMessages, mail, settingsOf, testDovecot, type Dovecot } from "../helpers/mailbox.js";
 import { sentCampaign, type SentCampaign } from "../helpers/replies.js";
 

@@ -3,7 +3,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { describe, expect, it } from "vitest";
 import type { FollowUpInput } from "../../src/core/schemas/sequence.js";
 import { createBounces } from "../../src/services/index.js";
-import { TRIGGER_SCOPE } from "../../src/services/campaigns.js";
+import { TRIGGER_SCOPE } from "../../src/services/sending/campaigns.js";
 import { stopSequences } from "../../src/store/sequence-stops.js";
 import { sendingSetup, type SendingSetup } from "../helpers/sending.js";
 import { headerOf, type SinkMessage } from "../helpers/smtp-sink.js";

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Services } from "../../src/services/index.js";
-import { contactAad } from "../../src/services/contacts-encryption.js";
+import { contactAad } from "../../src/services/contacts/contacts-encryption.js";
 import { decodeBlock } from "../../src/store/contact-gram-postings.js";
 import type { Db } from "../../src/store/db.js";
 

@@ -5,7 +5,7 @@
 // (OUTREACH_SMTP_URL, OUTREACH_PUBLIC_URL), as `outreach deliver --until-empty` would.
 import { openInstance } from "../../dist/services/instance.js";
 import { createDelivery } from "../../dist/services/index.js";
-import { relayFromConfig } from "../../dist/services/delivery-runtime.js";
+import { relayFromConfig } from "../../dist/services/sending/delivery-runtime.js";
 
 const [dataDir, hook] = process.argv.slice(2);
 const instance = openInstance({ dataDir });

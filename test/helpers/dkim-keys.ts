@@ -1,4 +1,4 @@
-import { generateRsaKeyPair, type DkimKeyGenerator, type DkimKeyPair } from "../../src/services/dkim-keys.js";
+import { generateRsaKeyPair, type DkimKeyGenerator, type DkimKeyPair } from "../../src/services/sending/dkim-keys.js";
 
 /** Keys per test process, handed out in turn: enough that the domains of one test get different keys. */
 const POOL_SIZE = 4;

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { ServerConfig } from "../../src/services/config.js";
-import type { DkimKeyGenerator } from "../../src/services/dkim-keys.js";
+import type { DkimKeyGenerator } from "../../src/services/sending/dkim-keys.js";
 import { openInstance, type Instance } from "../../src/services/instance.js";
 import type { Role } from "../../src/core/schemas/team.js";
 import { tempDir } from "./data-dir.js";

@@ -1,7 +1,7 @@
 import type { Lead } from "../../src/core/schemas/lead.js";
 import type { PlaceSearchProvider, PlaceSearchRequest } from "../../src/places/search/provider.js";
-import type { LeadEnricher } from "../../src/services/lead-enricher.js";
-import { LeadSearchService } from "../../src/services/lead-search.js";
+import type { LeadEnricher } from "../../src/services/leads/lead-enricher.js";
+import { LeadSearchService } from "../../src/services/leads/lead-search.js";
 import type { Services } from "../../src/services/index.js";
 
 /** Put another provider (and optionally enricher) behind the lead search of `services`. */

@@ -1,6 +1,6 @@
 import { newId } from "../../src/core/ids.js";
-import { createReplySync } from "../../src/services/reply-runtime.js";
-import type { ReplySyncDeps } from "../../src/services/reply-sync.js";
+import { createReplySync } from "../../src/services/replies/reply-runtime.js";
+import type { ReplySyncDeps } from "../../src/services/replies/reply-sync.js";
 import { settingsOf, type Dovecot } from "./mailbox.js";
 import { sendingSetup, type SendingSetup } from "./sending.js";
 

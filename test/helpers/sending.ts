@@ -1,9 +1,9 @@
 import { Resolver } from "node:dns/promises";
 import { afterEach } from "vitest";
 import { SmtpRelay } from "../../src/providers/smtp/relay.js";
-import type { Principal } from "../../src/services/auth.js";
+import type { Principal } from "../../src/services/access/auth.js";
 import type { ServerConfig } from "../../src/services/config.js";
-import type { DeliveryHooks, DeliveryService } from "../../src/services/delivery.js";
+import type { DeliveryHooks, DeliveryService } from "../../src/services/sending/delivery.js";
 import { createDelivery } from "../../src/services/index.js";
 import type { SendingDomain } from "../../src/core/schemas/sending-domain.js";
 import { startDnsServer, type TestDnsServer } from "./dns-server.js";

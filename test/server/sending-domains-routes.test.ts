@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { SendingDomain, SendingDomainList } from "../../src/core/schemas/sending-domain.js";
 import type { ServerConfig } from "../../src/services/config.js";
-import { generateDkimKey, type DkimKeyGenerator } from "../../src/services/dkim-keys.js";
+import { generateDkimKey, type DkimKeyGenerator } from "../../src/services/sending/dkim-keys.js";
 import { databasePath } from "../../src/services/instance.js";
 import { dkimKeyAad } from "../../src/store/sending-domains.js";
 import { TeamsRepo } from "../../src/store/teams.js";

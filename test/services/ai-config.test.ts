@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AiModel } from "../../src/services/ai-model.js";
+import { AiModel } from "../../src/services/sending/ai-model.js";
 import { loadServerConfig } from "../../src/services/config.js";
 
 describe("OUTREACH_AI_* settings", () => {

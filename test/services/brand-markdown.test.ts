@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { humanise, languageName, renderBrandMarkdown, type BrandInput } from "../../src/services/brand-markdown.js";
+import { humanise, languageName, renderBrandMarkdown, type BrandInput } from "../../src/services/sending/brand-markdown.js";
 
 const EMPTY: BrandInput = {
   brandName: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors.js";
 import type { LifetimeStatus } from "../../src/core/schemas/campaign.js";
-import type { Principal } from "../../src/services/auth.js";
+import type { Principal } from "../../src/services/access/auth.js";
 import { CampaignsRepo } from "../../src/store/campaigns.js";
 import { insertContact } from "../helpers/contacts.js";
 import { createTestInstance, type TestInstance } from "../helpers/instance.js";

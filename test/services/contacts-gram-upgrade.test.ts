@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emailBlindIndex, emailGramHashes } from "../../src/core/blind-index.js";
 import { loadKeyring, type Keyring } from "../../src/core/crypto.js";
-import { contactAad } from "../../src/services/contacts-encryption.js";
+import { contactAad } from "../../src/services/contacts/contacts-encryption.js";
 import { openInstance } from "../../src/services/instance.js";
 import { DATABASE_FILE_NAME, openDatabase, schemaVersion, type Db } from "../../src/store/db.js";
 import { packedContactGrams } from "../../src/store/migrations/023-packed-contact-grams.js";

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { addKeyToKeyFile, loadKeyring, retireOldKeys } from "../../src/core/crypto.js";
-import { ContactService } from "../../src/services/contacts.js";
+import { ContactService } from "../../src/services/contacts/contacts.js";
 import { openInstance } from "../../src/services/instance.js";
 import { createTestInstance } from "../helpers/instance.js";
 

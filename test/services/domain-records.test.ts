@@ -9,7 +9,7 @@ import {
   parseTags,
   plannedRecords,
   summariseErrors,
-} from "../../src/services/domain-records.js";
+} from "../../src/services/sending/domain-records.js";
 
 const records = plannedRecords({
   domain: "example.com",

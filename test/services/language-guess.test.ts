@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { languageCode, otherLanguage } from "../../src/services/language-guess.js";
+import { languageCode, otherLanguage } from "../../src/services/sending/language-guess.js";
 
 describe("the language check of AI drafts", () => {
   it("reads codes, tags and names", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decodeWords, isFreemailDomain } from "../../src/services/reply-matching.js";
-import { addressOf, baseSubject, isAutoReply, isDeliveryStatus, messageIdsIn, replySnippet } from "../../src/services/reply-text.js";
+import { decodeWords, isFreemailDomain } from "../../src/services/replies/reply-matching.js";
+import { addressOf, baseSubject, isAutoReply, isDeliveryStatus, messageIdsIn, replySnippet } from "../../src/services/replies/reply-text.js";
 import { parseHeaderBlock } from "../../src/providers/imap/mailbox-reader.js";
-import { imapSettings } from "../../src/services/imap-config.js";
+import { imapSettings } from "../../src/services/replies/imap-config.js";
 
 const headers = (block: string) => parseHeaderBlock(block);
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { deliverNow } from "../../services/delivery-runtime.js";
+import { deliverNow } from "../../services/sending/delivery-runtime.js";
 import type { CommandContext } from "../context.js";
 import { printJson } from "../output.js";
 import { example, withJson } from "./shared.js";

@@ -1,6 +1,6 @@
 import { input } from "@inquirer/prompts";
 import type { Command } from "commander";
-import { emailProblem, nameProblem, toUser, toWorkspace } from "../../services/identity.js";
+import { emailProblem, nameProblem, toUser, toWorkspace } from "../../services/access/identity.js";
 import { updateConfig } from "../config.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { syncReplies } from "../../services/reply-runtime.js";
-import { describeSummary } from "../../services/reply-watcher.js";
+import { syncReplies } from "../../services/replies/reply-runtime.js";
+import { describeSummary } from "../../services/replies/reply-watcher.js";
 import type { CommandContext } from "../context.js";
 import { printJson } from "../output.js";
 import { example, type JsonOption, withJson } from "./shared.js";

@@ -1,4 +1,4 @@
-import type { Principal } from "../../services/auth.js";
+import type { Principal } from "../../services/access/auth.js";
 import type { Services } from "../../services/index.js";
 import { LineQueue } from "../line-queue.js";
 import { ndjsonResponse } from "../ndjson.js";

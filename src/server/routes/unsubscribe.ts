@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../services/message-body.js";
+import { escapeHtml } from "../../services/sending/message-body.js";
 import type { RouteBindings } from "../route.js";
 import { unsubscribePage } from "../unsubscribe-page.js";
 

@@ -6,7 +6,7 @@ import { Lead } from "../../../src/core/schemas/lead.js";
 import { AddressPolicy } from "../../../src/providers/web/address-policy.js";
 import { SafeWebFetcher } from "../../../src/providers/web/safe-fetcher.js";
 import { crawlSite } from "../../../src/providers/web/site-crawler.js";
-import { mergeFacts } from "../../../src/services/lead-facts.js";
+import { mergeFacts } from "../../../src/services/leads/lead-facts.js";
 import { fixtureLookup, startFixtureSites, type FixtureMap } from "../../helpers/fixture-sites.js";
 
 interface CorpusSite {

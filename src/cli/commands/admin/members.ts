@@ -3,7 +3,7 @@ import { Role } from "../../../core/schemas/team.js";
 import type { CommandContext } from "../../context.js";
 import { example, withJson } from "../shared.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { toUser } from "../../../services/identity.js";
+import { toUser } from "../../../services/access/identity.js";
 
 /** `outreach admin members add`: a user joins a workspace, or changes role in it. */
 export interface MembersAddOptions {

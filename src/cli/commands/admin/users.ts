@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { toUser } from "../../../services/identity.js";
+import { toUser } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
 import { example, type JsonOption, withJson } from "../shared.js";
