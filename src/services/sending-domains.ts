@@ -30,6 +30,8 @@ export interface DkimSigningKey {
   domain: string;
   selector: string;
   privateKeyPem: string;
+  /** The Ed25519 key (RFC 8463), when the domain opted in and its record is verified. */
+  ed25519?: { selector: string; privateKeyPem: string };
 }
 
 export interface SendingDomainServiceDeps extends Pick<ServiceDeps, "db" | "clock" | "config" | "dkimKeys"> {
