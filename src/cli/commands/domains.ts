@@ -13,6 +13,7 @@ import { example, withJson } from "./shared.js";
 const PURPOSE: Record<DnsRecord["purpose"], string> = {
   ownership: "ownership",
   dkim: "DKIM",
+  dkim_ed25519: "DKIM (Ed25519)",
   return_path: "return path",
   spf: "SPF",
   dmarc: "DMARC",
@@ -57,14 +58,15 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
       .description("add a sending domain and print the DNS records to publish")
       .argument("<domain>", "the domain to send from, e.g. example.com")
       .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
-      .option("--sender-name <name>", "the From name"),
-  ).action(async (domain: string, options: { senderEmail?: string; senderName?: string; json?: boolean }) => {
+      .option("--sender-name <name>", "the From name")
+      .option("--ed25519", "also sign with an Ed25519 key (RFC 8463) beside the RSA one: one more DNS record to publish"),
+  ).action(async (domain: string, options: { senderEmail?: string; senderName?: string; ed25519?: boolean; json?: boolean }) => {
     requireFlags(options, { senderEmail: "--sender-email", senderName: "--sender-name" });
     const client = await api();
     const teamId = await activeTeamId(client, ctx.io.signal);
     await client.call("sendingDomains.add", {
       query: { teamId },
-      body: { domain, senderEmail: options.senderEmail!, senderName: options.senderName! },
+      body: { domain, senderEmail: options.senderEmail!, senderName: options.senderName!, ...(options.ed25519 ? { dkimEd25519: true } : {}) },
       signal: ctx.io.signal,
     });
     const { domains: all } = await listDomains(client, teamId, ctx.io.signal);
@@ -78,6 +80,7 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
     add,
     'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
     "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
+    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --ed25519",
   );
 
   const list = withJson(domains.command("list").description("list the workspace's sending domains")).action(async (options: { json?: boolean }) => {
@@ -91,6 +94,7 @@ export function registerDomains(program: Command, ctx: CommandContext): void {
       { header: "DOMAIN", value: (d) => d.domain },
       { header: "STATUS", value: (d) => d.status },
       { header: "DKIM", value: (d) => (d.dkimVerified ? "yes" : "no") },
+      { header: "ED25519", value: (d) => (d.dkimEd25519 ? (d.dkimEd25519Verified ? "yes" : "no") : "off") },
       { header: "RETURN PATH", value: (d) => (d.returnPathVerified ? "yes" : "no") },
       { header: "DMARC", value: (d) => d.dmarcStatus ?? "" },
       { header: "SENDER", value: (d) => `${d.senderName} <${d.senderEmail}>` },
