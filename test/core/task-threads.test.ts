@@ -22,7 +22,37 @@ serveTasks((task) => {
   return file;
 }
 
+/** A worker whose handler is asynchronous: answers after `delayMs`, rejects when asked. */
+function asyncWorker(): string {
+  const serve = pathToFileURL(compiledWorkerFile("./task-threads.js", new URL("../../src/core/task-threads.ts", import.meta.url).href)).href;
+  const file = join(tempDir(), "async-worker.mjs");
+  writeFileSync(
+    file,
+    `import { serveTasks } from ${JSON.stringify(serve)};
+serveTasks(async (task) => {
+  await new Promise((resolve) => setTimeout(resolve, task.delayMs));
+  if (task.fail) throw Object.assign(new Error("refused: " + task.fail), { code: "refused" });
+  return { result: task.id };
+});`,
+  );
+  return file;
+}
+
 describe("task threads", () => {
+  test("an asynchronous handler holds several tasks at once; each settles with its own answer, and close waits for them", async () => {
+    const threads = new TaskThreads<{ id: number; delayMs: number; fail?: string }, number>(asyncWorker(), 1, { what: "test" });
+    const order: number[] = [];
+    const slow = threads.run({ id: 1, delayMs: 200 }).then((r) => (order.push(r), r));
+    const fast = threads.run({ id: 2, delayMs: 1 }).then((r) => (order.push(r), r));
+    const failed = expect(threads.run({ id: 3, delayMs: 5, fail: "x" })).rejects.toMatchObject({ message: "refused: x", code: "refused" });
+    const closed = threads.close();
+    expect(await Promise.all([slow, fast])).toEqual([1, 2]);
+    await failed;
+    await closed;
+    // The fast one was not held behind the slow one.
+    expect(order).toEqual([2, 1]);
+  });
+
   test("answers every task with its thread's result, failures with their message and code, and closes after the tasks it holds", async () => {
     const threads = new TaskThreads<{ values?: number[]; fail?: string }, Float64Array>(testWorker(), 2, { what: "test" });
     expect(threads.count).toBe(2);

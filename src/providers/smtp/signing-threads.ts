@@ -31,7 +31,14 @@ export function startMessageSigner(threads = TaskThreads.defaultCount(2)): Messa
   const pool = new TaskThreads<SigningTask, Uint8Array>(compiledWorkerFile("./signing-thread.js", import.meta.url), threads, { what: "message signing" });
   return {
     async sign(message, keys) {
-      const bytes = await pool.run({ message, keys });
+      let bytes: Uint8Array;
+      try {
+        bytes = await pool.run({ message, keys });
+      } catch {
+        // A thread that stopped must not fail the message: signed here instead. A message
+        // that cannot be composed fails here too, with its own error.
+        return composeSigned(message, keys);
+      }
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     close: () => pool.close(),
