@@ -18,26 +18,13 @@ import type { SuppressionList } from "./suppressions.js";
 import type { Keyring } from "../core/crypto.js";
 import { addPass, emptyPass, type PassResult } from "./delivery-pass.js";
 import { DeliveryPassCache } from "./delivery-pass-cache.js";
+import { prepareMessage, type DeliveryHooks, type PreparedMessage } from "./delivery-message.js";
 import { sendWindowOf } from "./campaign-sequence.js";
 import { sendWindowWait } from "./send-window-gate.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 import { processAlive } from "./heartbeat-lock.js";
 
-/**
- * Test seams between the steps of one delivery (claim → send → record). A hook that
- * throws stops the delivery there, as a crash would: nothing after it is recorded.
- */
-export interface DeliveryHooks {
-  afterClaim?(executionId: string): void;
-  /** Inside the point of no return, before `sending` is recorded. */
-  beforeRecordSending?(executionId: string): void;
-  /** After `sending` is recorded, before the final `.` is written. */
-  afterRecordSending?(executionId: string): void;
-  /** After the relay's answer, before it is recorded. */
-  afterRelayAnswer?(executionId: string): void;
-  /** After `sent` (and the next step) is committed, before the campaign is looked at. */
-  afterRecordSent?(executionId: string): void;
-}
+export type { DeliveryHooks, PassResult };
 
 export interface DeliveryServiceDeps {
   db: Db;
@@ -62,14 +49,9 @@ export interface DeliveryServiceDeps {
   batchSize?: number;
   /** Messages in hand at once, composed, signed or on the wire (default: twice the relay's connections). */
   concurrency?: number;
-  /**
-   * Composes and signs messages (default: signing threads, started with the first pass
-   * and ended when the lock is let go).
-   */
+  /** Composes and signs messages (default: signing threads, from the first pass until the lock is let go). */
   signer?: MessageSigner;
 }
-
-export type { PassResult };
 
 /** A lock whose holder has not written a heartbeat for this long is taken over. */
 const LOCK_STALE_MS = 60_000;
@@ -82,8 +64,7 @@ const ATTEMPT_RETENTION_MS = 2 * 24 * 60 * 60_000;
 const SCAN_LIMIT = 500;
 
 const UNCONFIRMED_NOTE =
-  "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; " +
-  "it may have been delivered, and is not sent again";
+  "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; it may have been delivered, and is not sent again";
 
 interface Claimed {
   due: DueExecution;
@@ -186,10 +167,16 @@ export class DeliveryService {
     const cache = new DeliveryPassCache(this.deps);
     const claimed = this.claimDue(result, cache);
     result.claimed = claimed.length;
+    // Every claimed message rendered and handed to the signer now, in one turn of the event
+    // loop: the signing threads get them as one batch each instead of one hand-over per message.
+    const prepared = claimed.map(({ due, sendingDomainId }) => prepareMessage({ ...this.deps, signer: this.signer(), cache, now: () => this.now() }, due, sendingDomainId));
     const concurrency = this.deps.concurrency ?? 3;
     let next = 0;
     const worker = async () => {
-      while (next < claimed.length) await this.deliver(claimed[next++]!, result, cache);
+      while (next < claimed.length) {
+        const at = next++;
+        await this.deliver(claimed[at]!, prepared[at]!, result);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
     return result;
@@ -307,33 +294,21 @@ export class DeliveryService {
     await signer?.close();
   }
 
-  private async deliver(item: Claimed, result: PassResult, cache: DeliveryPassCache): Promise<void> {
+  private async deliver(item: Claimed, prepared: Promise<PreparedMessage | { error: string }>, result: PassResult): Promise<void> {
     const { due } = item;
     const id = due.id;
     const hooks = this.deps.hooks ?? {};
     const label = `delivery ${id} (campaign ${due.campaign_id}) attempt ${item.attempt}`;
     hooks.afterClaim?.(id);
-    let raw: Buffer;
-    let messageId: string;
-    let envelope: { from: string; to: string[] };
-    try {
-      const campaign = cache.campaign(due.team_id, due.campaign_id)!;
-      const contact = this.deps.contacts.get(due.team_id, due.contact_id);
-      const sender = cache.sender(due.team_id, item.sendingDomainId)!;
-      const thread = due.step > 0 ? this.deps.sequences.thread(due.campaign_id, due.contact_id, due.step) : [];
-      const message = await this.deps.messages.build({ campaign, executionId: id, contact, sender, brand: cache.brand(due.team_id), step: due.step, thread });
-      const keys = cache.signingKeys(due.team_id, item.sendingDomainId);
-      // Composed and signed in a signing thread: the event loop keeps serving meanwhile.
-      raw = await this.signer().sign({ ...message, date: this.now() }, keys);
-      messageId = message.messageId;
-      envelope = message.envelope;
-    } catch (err) {
-      const reason = `the message could not be built: ${err instanceof Error ? err.message : String(err)}`;
+    const ready = await prepared;
+    if ("error" in ready) {
+      const reason = `the message could not be built: ${ready.error}`;
       this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
       this.deps.log(`${label}: failed: ${reason}`);
       result.failed++;
       return;
     }
+    const { raw, messageId, envelope } = ready;
 
     let answer: { response: string } | RelayError;
     try {
