@@ -82,27 +82,45 @@ export class TaskThreads<Task, Result> {
 /** A thread's answer to task `seq`: its result, or its error's message (and code, if it has one). */
 type TaskAnswer<Result> = { seq: number; result: Result } | { seq: number; error: { message: string; code?: string } };
 
+type HandledTask<Result> = { result: Result; transfer?: ArrayBuffer[] };
+
 /**
- * The worker's side of `TaskThreads`: `handle` answers each task in turn (with the buffers
- * of its result to move back); a thrown error is the task's failure. On `close`, `onStop`
- * runs after the tasks sent before it, then the thread ends.
+ * The worker's side of `TaskThreads`: `handle` answers each task (with the buffers of its
+ * result to move back); a thrown error or a rejected promise is the task's failure. An
+ * asynchronous `handle` (one built on streams, as nodemailer's composer is) may hold
+ * several tasks at once; a synchronous one answers them in turn. On `close`, `onStop` runs
+ * after the tasks sent before it have been answered, then the thread ends.
  */
-export function serveTasks<Task, Result>(handle: (task: Task) => { result: Result; transfer?: ArrayBuffer[] }, onStop?: () => void): void {
+export function serveTasks<Task, Result>(handle: (task: Task) => HandledTask<Result> | Promise<HandledTask<Result>>, onStop?: () => void): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks runs in a worker thread");
+  const pending = new Set<Promise<void>>();
+  const fail = (seq: number, err: unknown) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    port.postMessage({ seq, error: { message: err instanceof Error ? err.message : String(err), ...(typeof code === "string" ? { code } : {}) } });
+  };
+  const answer = (seq: number, handled: HandledTask<Result>) => port.postMessage({ seq, result: handled.result }, handled.transfer ?? []);
   port.on("message", ({ seq, task, stop }: { seq: number; task: Task; stop?: true }) => {
     if (stop) {
-      onStop?.();
-      return port.close();
+      void Promise.all(pending).then(() => {
+        onStop?.();
+        port.close();
+      });
+      return;
     }
-    let answer: { result: Result; transfer?: ArrayBuffer[] };
+    let handled: HandledTask<Result> | Promise<HandledTask<Result>>;
     try {
-      answer = handle(task);
+      handled = handle(task);
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      return port.postMessage({ seq, error: { message: err instanceof Error ? err.message : String(err), ...(typeof code === "string" ? { code } : {}) } });
+      return fail(seq, err);
     }
-    port.postMessage({ seq, result: answer.result }, answer.transfer ?? []);
+    if (!(handled instanceof Promise)) return answer(seq, handled);
+    const settled = handled.then(
+      (h) => answer(seq, h),
+      (err: unknown) => fail(seq, err),
+    );
+    pending.add(settled);
+    void settled.finally(() => pending.delete(settled));
   });
 }
 

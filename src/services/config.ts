@@ -221,7 +221,7 @@ function hostName(value: string, name: string): string {
 
 function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
   const raw = env.OUTREACH_SMTP_URL?.trim();
-  const connections = integer(env, "OUTREACH_SMTP_CONNECTIONS", 3, 1, 50);
+  const connections = integer(env, "OUTREACH_SMTP_CONNECTIONS", 5, 1, 50);
   if (!raw) return undefined;
   let url: URL;
   try {

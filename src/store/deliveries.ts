@@ -1,5 +1,5 @@
 import type { ContactRow } from "./contacts.js";
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 import { ProcessLockRows, type ProcessLockRow } from "./process-locks.js";
 
 /** A pending execution that is due, with what the delivery loop decides on. */
@@ -42,14 +42,17 @@ export interface WindowCount {
  */
 export class DeliveriesRepo {
   private readonly lock: ProcessLockRows;
+  /** Kept prepared: a delivery runs several of these per message. */
+  private readonly statements: StatementCache;
 
   constructor(private readonly db: Db) {
     this.lock = new ProcessLockRows(db, "delivery_lock");
+    this.statements = new StatementCache(db);
   }
 
   due(now: string, limit: number): DueExecution[] {
-    return this.db
-      .prepare(
+    return this.statements
+      .get(
         `SELECT e.id, e.campaign_id, e.team_id, e.contact_id, e.attempts, e.first_attempt_at, e.step,
                 c.type AS campaign_type, c.status AS campaign_status, c.sending_domain_id, c.send_window
          FROM campaign_executions e JOIN campaigns c ON c.id = e.campaign_id
@@ -59,38 +62,38 @@ export class DeliveriesRepo {
   }
 
   contact(teamId: string, id: string): ContactRow | undefined {
-    return this.db.prepare("SELECT * FROM contacts WHERE id = ? AND team_id = ?").get(id, teamId) as ContactRow | undefined;
+    return this.statements.get("SELECT * FROM contacts WHERE id = ? AND team_id = ?").get(id, teamId) as ContactRow | undefined;
   }
 
   /** Wait: `throttled` 1 when a per-minute throttle pushed it (due now, in line), 0 otherwise. */
   defer(id: string, notBefore: string, reason: string | null, throttled: 0 | 1, now: string): void {
-    this.db
-      .prepare("UPDATE campaign_executions SET not_before = ?, error = ?, throttled = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
+    this.statements
+      .get("UPDATE campaign_executions SET not_before = ?, error = ?, throttled = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
       .run(notBefore, reason, throttled, now, id);
   }
 
   /** An execution that will not be sent because of its contact. */
   skip(id: string, reason: string, now: string): boolean {
     return (
-      this.db
-        .prepare("UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ? WHERE id = ? AND status IN ('pending', 'queued')")
+      this.statements
+        .get("UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ? WHERE id = ? AND status IN ('pending', 'queued')")
         .run(reason, now, id).changes === 1
     );
   }
 
   cancel(id: string, now: string): void {
-    this.db.prepare("UPDATE campaign_executions SET status = 'cancelled', updated_at = ? WHERE id = ? AND status = 'pending'").run(now, id);
+    this.statements.get("UPDATE campaign_executions SET status = 'cancelled', updated_at = ? WHERE id = ? AND status = 'pending'").run(now, id);
   }
 
   failPending(id: string, error: string, now: string): void {
-    this.db.prepare("UPDATE campaign_executions SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").run(error, now, id);
+    this.statements.get("UPDATE campaign_executions SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").run(error, now, id);
   }
 
   /** pending → queued, for this worker: the relay cannot have it yet (no DATA has started). */
   claim(id: string, worker: string, now: string): boolean {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `UPDATE campaign_executions SET status = 'queued', claimed_by = ?, attempts = attempts + 1,
              first_attempt_at = COALESCE(first_attempt_at, ?), throttled = 0, error = NULL, updated_at = ?
            WHERE id = ? AND status = 'pending'`,
@@ -106,8 +109,8 @@ export class DeliveriesRepo {
    */
   markSending(id: string, worker: string, now: string): boolean {
     return (
-      this.db
-        .prepare("UPDATE campaign_executions SET status = 'sending', updated_at = ? WHERE id = ? AND status = 'queued' AND claimed_by = ?")
+      this.statements
+        .get("UPDATE campaign_executions SET status = 'sending', updated_at = ? WHERE id = ? AND status = 'queued' AND claimed_by = ?")
         .run(now, id, worker).changes === 1
     );
   }
@@ -115,8 +118,8 @@ export class DeliveriesRepo {
   /** sending → sent (the relay's 250, or `unconfirmed` when no answer came). */
   recordSent(id: string, worker: string, messageId: string, note: string | null, unconfirmed: 0 | 1, now: string): boolean {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `UPDATE campaign_executions SET status = 'sent', message_id = ?, sent_at = ?, error = ?, unconfirmed = ?, claimed_by = NULL, updated_at = ?
            WHERE id = ? AND status = 'sending' AND claimed_by = ?`,
         )
@@ -127,8 +130,8 @@ export class DeliveriesRepo {
   /** queued or sending → pending again at `notBefore` (the relay did not take it). */
   retryLater(id: string, worker: string, notBefore: string, error: string, now: string): boolean {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `UPDATE campaign_executions SET status = 'pending', not_before = ?, error = ?, claimed_by = NULL, updated_at = ?
            WHERE id = ? AND status IN ('queued', 'sending') AND claimed_by = ?`,
         )
@@ -139,8 +142,8 @@ export class DeliveriesRepo {
   /** queued or sending → failed, with the relay's answer or our reason. */
   failClaimed(id: string, worker: string, error: string, now: string): boolean {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `UPDATE campaign_executions SET status = 'failed', error = ?, claimed_by = NULL, updated_at = ?
            WHERE id = ? AND status IN ('queued', 'sending') AND claimed_by = ?`,
         )
@@ -159,11 +162,11 @@ export class DeliveriesRepo {
       .prepare("SELECT DISTINCT campaign_id FROM campaign_executions WHERE status IN ('queued', 'sending')")
       .pluck()
       .all() as string[];
-    const requeued = this.db
-      .prepare("UPDATE campaign_executions SET status = 'pending', not_before = ?, claimed_by = NULL, updated_at = ? WHERE status = 'queued'")
+    const requeued = this.statements
+      .get("UPDATE campaign_executions SET status = 'pending', not_before = ?, claimed_by = NULL, updated_at = ? WHERE status = 'queued'")
       .run(now, now).changes;
-    const unconfirmed = this.db
-      .prepare(
+    const unconfirmed = this.statements
+      .get(
         `UPDATE campaign_executions SET status = 'sent', sent_at = ?, unconfirmed = 1, error = ?, claimed_by = NULL, updated_at = ?,
            message_id = COALESCE(message_id, '<' || id || '@' || COALESCE((SELECT d.domain FROM campaigns c JOIN sending_domains d ON d.id = c.sending_domain_id WHERE c.id = campaign_id), 'unknown') || '>')
          WHERE status = 'sending'`,
@@ -173,37 +176,37 @@ export class DeliveriesRepo {
   }
 
   recordAttempt(row: AttemptRow): void {
-    this.db
-      .prepare("INSERT INTO delivery_attempts (execution_id, team_id, sending_domain_id, recipient_domain_key, at) VALUES (@execution_id, @team_id, @sending_domain_id, @recipient_domain_key, @at)")
+    this.statements
+      .get("INSERT INTO delivery_attempts (execution_id, team_id, sending_domain_id, recipient_domain_key, at) VALUES (@execution_id, @team_id, @sending_domain_id, @recipient_domain_key, @at)")
       .run(row);
   }
 
   attemptsFromDomain(sendingDomainId: string, since: string): WindowCount {
-    return this.db.prepare("SELECT count(*) AS n, min(at) AS oldest FROM delivery_attempts WHERE sending_domain_id = ? AND at > ?").get(sendingDomainId, since) as WindowCount;
+    return this.statements.get("SELECT count(*) AS n, min(at) AS oldest FROM delivery_attempts WHERE sending_domain_id = ? AND at > ?").get(sendingDomainId, since) as WindowCount;
   }
 
   attemptsToRecipientDomain(sendingDomainId: string, recipientKey: string, since: string): WindowCount {
-    return this.db
-      .prepare("SELECT count(*) AS n, min(at) AS oldest FROM delivery_attempts WHERE sending_domain_id = ? AND recipient_domain_key = ? AND at > ?")
+    return this.statements
+      .get("SELECT count(*) AS n, min(at) AS oldest FROM delivery_attempts WHERE sending_domain_id = ? AND recipient_domain_key = ? AND at > ?")
       .get(sendingDomainId, recipientKey, since) as WindowCount;
   }
 
   attemptsOfTeam(teamId: string, since: string): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM delivery_attempts WHERE team_id = ? AND at >= ?").get(teamId, since) as { n: number }).n;
+    return (this.statements.get("SELECT count(*) AS n FROM delivery_attempts WHERE team_id = ? AND at >= ?").get(teamId, since) as { n: number }).n;
   }
 
   purgeAttempts(before: string): void {
-    this.db.prepare("DELETE FROM delivery_attempts WHERE at < ?").run(before);
+    this.statements.get("DELETE FROM delivery_attempts WHERE at < ?").run(before);
   }
 
   /** A launched one-time campaign whose time came: scheduled → sending. */
   startScheduled(campaignId: string, now: string): void {
-    this.db.prepare("UPDATE campaigns SET status = 'sending', updated_at = ? WHERE id = ? AND type = 'one-time' AND status = 'scheduled' AND launched_at IS NOT NULL").run(now, campaignId);
+    this.statements.get("UPDATE campaigns SET status = 'sending', updated_at = ? WHERE id = ? AND type = 'one-time' AND status = 'scheduled' AND launched_at IS NOT NULL").run(now, campaignId);
   }
 
   /** One-time campaigns with no open execution left: sent. */
   completeCampaigns(campaignIds: readonly string[], now: string): void {
-    const statement = this.db.prepare(
+    const statement = this.statements.get(
       `UPDATE campaigns SET status = 'sent', sent_at = ?, updated_at = ?
        WHERE id = ? AND type = 'one-time' AND status IN ('scheduled', 'sending') AND launched_at IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM campaign_executions WHERE campaign_id = campaigns.id AND status IN ('pending', 'queued', 'sending'))`,
@@ -213,7 +216,7 @@ export class DeliveriesRepo {
 
   /** Pending executions that are due now, or in line behind a per-minute throttle. */
   hasWorkNow(now: string): boolean {
-    return this.db.prepare("SELECT 1 FROM campaign_executions WHERE status = 'pending' AND (not_before <= ? OR throttled = 1) LIMIT 1").get(now) !== undefined;
+    return this.statements.get("SELECT 1 FROM campaign_executions WHERE status = 'pending' AND (not_before <= ? OR throttled = 1) LIMIT 1").get(now) !== undefined;
   }
 
   /** The earliest time a pending execution is due. */
@@ -223,7 +226,7 @@ export class DeliveriesRepo {
 
   /** Pending executions waiting for a later time (a retry, a schedule, tomorrow's cap), and the next one's time. */
   waiting(now: string): { n: number; next: string | null } {
-    return this.db.prepare("SELECT count(*) AS n, min(not_before) AS next FROM campaign_executions WHERE status = 'pending' AND not_before > ?").get(now) as {
+    return this.statements.get("SELECT count(*) AS n, min(not_before) AS next FROM campaign_executions WHERE status = 'pending' AND not_before > ?").get(now) as {
       n: number;
       next: string | null;
     };
@@ -231,16 +234,16 @@ export class DeliveriesRepo {
 
   /** A contact's open executions in every campaign: skipped (it unsubscribed or bounced). */
   skipOpenOfContact(contactId: string, reason: string, now: string): number {
-    return this.db
-      .prepare("UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ? WHERE contact_id = ? AND status IN ('pending', 'queued')")
+    return this.statements
+      .get("UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ? WHERE contact_id = ? AND status IN ('pending', 'queued')")
       .run(reason, now, contactId).changes;
   }
 
   /** A contact's status, unless it is already `keep` (a bounce is not turned into an unsubscribe). */
   setContactStatus(contactId: string, status: "unsubscribed" | "bounced", keep: readonly string[], now: string): boolean {
     return (
-      this.db
-        .prepare(`UPDATE contacts SET status = ?, updated_at = ? WHERE id = ? AND status NOT IN (${keep.map(() => "?").join(", ")})`)
+      this.statements
+        .get(`UPDATE contacts SET status = ?, updated_at = ? WHERE id = ? AND status NOT IN (${keep.map(() => "?").join(", ")})`)
         .run(status, now, contactId, ...keep).changes === 1
     );
   }
@@ -251,7 +254,7 @@ export class DeliveriesRepo {
   }
 
   execution(id: string): { id: string; team_id: string; campaign_id: string; contact_id: string; status: string } | undefined {
-    return this.db.prepare("SELECT id, team_id, campaign_id, contact_id, status FROM campaign_executions WHERE id = ?").get(id) as
+    return this.statements.get("SELECT id, team_id, campaign_id, contact_id, status FROM campaign_executions WHERE id = ?").get(id) as
       | { id: string; team_id: string; campaign_id: string; contact_id: string; status: string }
       | undefined;
   }
@@ -259,15 +262,15 @@ export class DeliveriesRepo {
   /** sent (or sending) → bounced. */
   markBounced(id: string, error: string, now: string): boolean {
     return (
-      this.db
-        .prepare("UPDATE campaign_executions SET status = 'bounced', error = ?, claimed_by = NULL, updated_at = ? WHERE id = ? AND status IN ('sent', 'sending')")
+      this.statements
+        .get("UPDATE campaign_executions SET status = 'bounced', error = ?, claimed_by = NULL, updated_at = ? WHERE id = ? AND status IN ('sent', 'sending')")
         .run(error, now, id).changes === 1
     );
   }
 
   recordBounceReport(executionId: string, statusCode: string, permanent: boolean, diagnostic: string | null, now: string): void {
-    this.db
-      .prepare("INSERT INTO bounce_reports (execution_id, status_code, permanent, diagnostic, received_at) VALUES (?, ?, ?, ?, ?)")
+    this.statements
+      .get("INSERT INTO bounce_reports (execution_id, status_code, permanent, diagnostic, received_at) VALUES (?, ?, ?, ?, ?)")
       .run(executionId, statusCode, permanent ? 1 : 0, diagnostic, now);
   }
 

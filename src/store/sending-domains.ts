@@ -11,6 +11,9 @@ export interface SendingDomainRow {
   ownership_verified_at: string | null;
   dkim_selector: string;
   dkim_private_key_ct: string;
+  /** The opt-in Ed25519 key (RFC 8463): its selector and encrypted private key, or null. */
+  dkim_ed25519_selector: string | null;
+  dkim_ed25519_private_key_ct: string | null;
   key_id: string;
   /** JSON array of DnsRecord. */
   dns_records: string;
@@ -32,19 +35,21 @@ export type CheckResultRow = Pick<
  * column set row by row. The associated data must match `dkimKeyAad` exactly.
  */
 export const DKIM_KEY_COLUMN = "dkim_private_key_ct";
+export const DKIM_ED25519_KEY_COLUMN = "dkim_ed25519_private_key_ct";
 
-export function dkimKeyAad(row: { team_id: string; id: string }): string {
-  return `sending_domains|${row.team_id}|${row.id}|${DKIM_KEY_COLUMN}`;
+/** The associated data of a DKIM key's ciphertext: the row and the column, so neither key can stand in for the other. */
+export function dkimKeyAad(row: { team_id: string; id: string }, column: string = DKIM_KEY_COLUMN): string {
+  return `sending_domains|${row.team_id}|${row.id}|${column}`;
 }
 
 export const SENDING_DOMAIN_ENCRYPTED_COLUMNS = {
   table: "sending_domains",
   idColumn: "id",
   keyIdColumn: "key_id",
-  columns: [DKIM_KEY_COLUMN],
+  columns: [DKIM_KEY_COLUMN, DKIM_ED25519_KEY_COLUMN],
   /** Extra columns `aad` reads. */
   aadColumns: ["team_id", "id"],
-  aad: (row: { team_id: string; id: string }, _column: string = DKIM_KEY_COLUMN) => dkimKeyAad(row),
+  aad: (row: { team_id: string; id: string }, column: string = DKIM_KEY_COLUMN) => dkimKeyAad(row, column),
 } as const;
 
 export function isUniqueViolation(err: unknown): boolean {
@@ -59,10 +64,11 @@ export class SendingDomainsRepo {
     this.db
       .prepare(
         `INSERT INTO sending_domains (id, team_id, domain, sender_email, sender_name, status, ownership_token,
-           ownership_verified_at, dkim_selector, dkim_private_key_ct, key_id, dns_records, dmarc_status,
-           last_checked_at, last_error, created_at, updated_at)
+           ownership_verified_at, dkim_selector, dkim_private_key_ct, dkim_ed25519_selector, dkim_ed25519_private_key_ct,
+           key_id, dns_records, dmarc_status, last_checked_at, last_error, created_at, updated_at)
          VALUES (@id, @team_id, @domain, @sender_email, @sender_name, @status, @ownership_token,
-           @ownership_verified_at, @dkim_selector, @dkim_private_key_ct, @key_id, @dns_records, @dmarc_status,
+           @ownership_verified_at, @dkim_selector, @dkim_private_key_ct, @dkim_ed25519_selector, @dkim_ed25519_private_key_ct,
+           @key_id, @dns_records, @dmarc_status,
            @last_checked_at, @last_error, @created_at, @updated_at)`,
       )
       .run(row);

@@ -1,6 +1,6 @@
 import { SENDABLE_CONTACT_STATUSES } from "../core/schemas/contact.js";
 import type { CampaignRow, ExecutionRow } from "./campaigns.js";
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 
 /** What deciding on the next step of a sent execution needs, in one read. */
 interface SentStep {
@@ -39,11 +39,16 @@ const RUNNING = { "one-time": ["scheduled", "sending", "sent"], lifetime: ["acti
  * insert does nothing on a conflict, so both together create each step exactly once.
  */
 export class SequenceStepsRepo {
-  constructor(private readonly db: Db) {}
+  /** Kept prepared: the delivery loop reads a sent step once per message it records. */
+  private readonly statements: StatementCache;
+
+  constructor(private readonly db: Db) {
+    this.statements = new StatementCache(db);
+  }
 
   private sentStep(executionId: string): SentStep | undefined {
-    return this.db
-      .prepare(
+    return this.statements
+      .get(
         `SELECT e.id, e.campaign_id, e.team_id, e.contact_id, e.step, e.status, e.sent_at, e.unconfirmed,
                 c.follow_ups, c.type AS campaign_type, c.status AS campaign_status, ct.status AS contact_status,
                 EXISTS (SELECT 1 FROM sequence_stops s WHERE s.campaign_id = e.campaign_id AND s.contact_id = e.contact_id) AS stopped

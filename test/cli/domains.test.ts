@@ -82,7 +82,7 @@ describe("outreach domains list", () => {
     const res = await runCli(["domains", "list"], { env: e });
     expect(res.code).toBe(0);
     const [row] = res.stdout.trimEnd().split("\n").map((l) => l.split("\t"));
-    expect(row!.slice(0, 7)).toEqual(["", d.id, "example.com", "pending", "no", "no", ""]);
+    expect(row!.slice(0, 8)).toEqual(["", d.id, "example.com", "pending", "no", "off", "no", ""]);
     expect(res.stderr).toMatch(/held: no sending domain is verified yet/);
     const json = JSON.parse((await runCli(["domains", "list", "--json"], { env: e })).stdout);
     expect(json).toMatchObject({ defaultDomainId: null, canManage: true, canUseCustomSender: true });

@@ -5,24 +5,46 @@ import { describe, expect, test } from "vitest";
 import { compiledWorkerFile, TaskThreads } from "../../src/core/task-threads.js";
 import { tempDir } from "../helpers/data-dir.js";
 
-/** A worker over the built `serveTasks`: doubles numbers into a moved Float64Array, fails or exits when asked. */
-function testWorker(): string {
+/** A worker file that calls the built `serveTasks` with `handler` (JavaScript source). */
+function workerWith(handler: string): string {
   const serve = pathToFileURL(compiledWorkerFile("./task-threads.js", new URL("../../src/core/task-threads.ts", import.meta.url).href)).href;
   const file = join(tempDir(), "worker.mjs");
-  writeFileSync(
-    file,
-    `import { serveTasks } from ${JSON.stringify(serve)};
-serveTasks((task) => {
+  writeFileSync(file, `import { serveTasks } from ${JSON.stringify(serve)};\nserveTasks(${handler});`);
+  return file;
+}
+
+/** A worker that doubles numbers into a moved Float64Array, fails or exits when asked. */
+const testWorker = () =>
+  workerWith(`(task) => {
   if (task.fail) throw Object.assign(new Error("no such thing: " + task.fail), { code: "not_found" });
   if (task.exit) process.exit(task.exit);
   const out = Float64Array.from(task.values, (v) => v * 2);
   return { result: out, transfer: [out.buffer] };
-});`,
-  );
-  return file;
-}
+}`);
+
+/** A worker whose handler is asynchronous: answers after `delayMs`, rejects when asked. */
+const asyncWorker = () =>
+  workerWith(`async (task) => {
+  await new Promise((resolve) => setTimeout(resolve, task.delayMs));
+  if (task.fail) throw Object.assign(new Error("refused: " + task.fail), { code: "refused" });
+  return { result: task.id };
+}`);
 
 describe("task threads", () => {
+  test("an asynchronous handler holds several tasks at once; each settles with its own answer, and close waits for them", async () => {
+    const threads = new TaskThreads<{ id: number; delayMs: number; fail?: string }, number>(asyncWorker(), 1, { what: "test" });
+    const order: number[] = [];
+    const slow = threads.run({ id: 1, delayMs: 200 }).then((r) => (order.push(r), r));
+    const fast = threads.run({ id: 2, delayMs: 1 }).then((r) => (order.push(r), r));
+    const failed = expect(threads.run({ id: 3, delayMs: 5, fail: "x" })).rejects.toMatchObject({ message: "refused: x", code: "refused" });
+    const closed = threads.close();
+    expect(await Promise.all([slow, fast])).toEqual([1, 2]);
+    await failed;
+    await closed;
+    // The fast one was not held behind the slow one.
+    expect(order).toEqual([2, 1]);
+  });
+
   test("answers every task with its thread's result, failures with their message and code, and closes after the tasks it holds", async () => {
     const threads = new TaskThreads<{ values?: number[]; fail?: string }, Float64Array>(testWorker(), 2, { what: "test" });
     expect(threads.count).toBe(2);

@@ -44,7 +44,7 @@ export interface SendingSetup {
  * for real (its records served by a DNS server on 127.0.0.1, checked by the product's own
  * verification), the brand's postal address, throttles off unless `config` sets them.
  */
-export async function sendingSetup(options: { config?: Partial<ServerConfig>; plan?: string; sinkAuth?: { user: string; pass: string } } = {}): Promise<SendingSetup> {
+export async function sendingSetup(options: { config?: Partial<ServerConfig>; plan?: string; sinkAuth?: { user: string; pass: string }; dkimEd25519?: boolean } = {}): Promise<SendingSetup> {
   const sink = await startSmtpSink({ auth: options.sinkAuth });
   const dns = await startDnsServer();
   const instance = createTestInstance({
@@ -61,7 +61,12 @@ export async function sendingSetup(options: { config?: Partial<ServerConfig>; pl
   });
   const services = instance.services;
   const principal = services.auth.authenticate(`Bearer ${instance.token}`);
-  await services.sendingDomains.add(principal, instance.teamId, { domain: "acme-dental.test", senderEmail: "hello@acme-dental.test", senderName: "Acme Dental" });
+  await services.sendingDomains.add(principal, instance.teamId, {
+    domain: "acme-dental.test",
+    senderEmail: "hello@acme-dental.test",
+    senderName: "Acme Dental",
+    ...(options.dkimEd25519 ? { dkimEd25519: true } : {}),
+  });
   const added = services.sendingDomains.list(principal, instance.teamId).domains[0]!;
   dns.zone = correctZone(added);
   await services.sendingDomains.verify(principal, added.id);

@@ -18,10 +18,12 @@ export const AddSendingDomainBody = z.strictObject({
     .max(100)
     // It becomes part of a From: header: a line break would be header injection.
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: "must not contain line breaks or control characters" }),
+  /** Opt in to a second DKIM signature, Ed25519-SHA256 (RFC 8463), beside the RSA one (default false). */
+  dkimEd25519: z.boolean().optional(),
 });
 export type AddSendingDomainBody = z.infer<typeof AddSendingDomainBody>;
 
-export const DnsRecordPurpose = z.enum(["ownership", "dkim", "return_path", "spf", "dmarc"]);
+export const DnsRecordPurpose = z.enum(["ownership", "dkim", "dkim_ed25519", "return_path", "spf", "dmarc"]);
 export type DnsRecordPurpose = z.infer<typeof DnsRecordPurpose>;
 
 export const DnsRecordStatus = z.enum(["pending", "verified", "failed", "temporary_failure"]);
@@ -68,6 +70,10 @@ export const SendingDomain = z
     ownershipVerifiedAt: Timestamp.nullable(),
     dnsRecords: z.array(DnsRecord),
     dkimVerified: z.boolean(),
+    /** Whether the domain opted in to the Ed25519 signature (its record is among dnsRecords). */
+    dkimEd25519: z.boolean(),
+    /** Whether the Ed25519 record is verified: only then do messages carry the second signature. */
+    dkimEd25519Verified: z.boolean(),
     returnPathVerified: z.boolean(),
     /** Null until the first check. */
     dmarcStatus: DmarcStatus.nullable(),

@@ -1,4 +1,6 @@
+import type { KeyObject } from "node:crypto";
 import nodemailer from "nodemailer";
+import { addEd25519Signature, type Ed25519DkimKey } from "./dkim-ed25519.js";
 
 /** A message to compose: what nodemailer's mail options need, without attachments. */
 export interface ComposableMessage {
@@ -19,7 +21,14 @@ export interface ComposableMessage {
 export interface DkimKey {
   domainName: string;
   keySelector: string;
-  privateKey: string;
+  /** PKCS#8 PEM, or a key object made from it (parsed once, not per message). */
+  privateKey: string | KeyObject;
+}
+
+/** The keys a message is signed with: RSA always, Ed25519 (RFC 8463) beside it when the domain opted in. */
+export interface DkimKeys {
+  rsa: DkimKey;
+  ed25519?: Ed25519DkimKey;
 }
 
 /**
@@ -49,9 +58,10 @@ const composer = nodemailer.createTransport({ streamTransport: true, buffer: tru
 /**
  * The message as it goes on the wire, DKIM-signed by nodemailer itself (its `dkim`
  * option), so the headers are folded by the same code that signs them: re-folding after
- * signing is how signatures break (nodemailer issue 1654).
+ * signing is how signatures break (nodemailer issue 1654). The Ed25519 signature, when
+ * asked for, is added over the finished bytes and changes none of them.
  */
-export async function composeSigned(message: ComposableMessage, dkim: DkimKey): Promise<Buffer> {
+export async function composeSigned(message: ComposableMessage, keys: DkimKeys): Promise<Buffer> {
   const info = await composer.sendMail({
     from: message.from,
     to: message.to,
@@ -65,7 +75,8 @@ export async function composeSigned(message: ComposableMessage, dkim: DkimKey): 
     ...(message.references?.length ? { references: message.references } : {}),
     // The envelope travels separately (the relay's MAIL FROM); nodemailer wants one to compose.
     envelope: { from: message.from.address, to: [message.to] },
-    dkim: { ...dkim, headerFieldNames: SIGNED_HEADERS },
+    dkim: { ...keys.rsa, headerFieldNames: SIGNED_HEADERS },
   });
-  return info.message as Buffer;
+  const raw = info.message as Buffer;
+  return keys.ed25519 ? addEd25519Signature(raw, keys.ed25519, SIGNED_HEADERS) : raw;
 }

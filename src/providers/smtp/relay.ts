@@ -8,12 +8,14 @@ export interface RelaySettings {
   secure: boolean;
   user?: string;
   pass?: string;
-  /** Connections kept open at most. */
+  /** Connections kept open at most; fewer while the relay's answers say so (see `SmtpRelay`). */
   connections: number;
   /** The name we greet with (EHLO). */
   clientName?: string;
   /** Inactivity timeout of a connection, ms (default 60 s). */
   socketTimeoutMs?: number;
+  /** Milliseconds now (default Date.now): when a refusal's hold on growing ends. */
+  now?: () => number;
 }
 
 export interface RelayEnvelope {
@@ -70,6 +72,8 @@ type NodemailerError = Error & { code?: string; responseCode?: number; response?
 const IDLE_MS = 10_000;
 /** Messages per connection before it is replaced (as nodemailer's pool does). */
 const MAX_MESSAGES = 100;
+/** After a refusal the pool grows no further than the relay then took, for this long; then it asks again. */
+const REFUSAL_HOLD_MS = 60_000;
 
 interface Connection {
   smtp: SMTPConnection;
@@ -122,13 +126,56 @@ function describe(err: NodemailerError): string {
   return reply ? `${err.command ? `${err.command}: ` : ""}${reply}` : err.message;
 }
 
+/**
+ * The pool is sized by the relay's answers (docs/self-hosting.md, "Relay connections"): it
+ * starts with one connection and allows one more (up to `connections`) each time the relay
+ * accepts a message. A new connection refused (a 421 greeting, a refused or failed
+ * connect) while others are open or opening sets the limit to those others (each of them
+ * refused in turn lowers it again); a 421 to a command (the
+ * relay closing the channel, overloaded) halves it (at least one). After either, the pool
+ * grows no further than that for a minute, then asks again. A message whose new connection
+ * was refused while others are open waits for one of them instead of failing. So a relay
+ * that takes five sessions gets five within the first messages, and one that takes two
+ * refuses the extra sessions asked for before its first refusal arrives, then none for a
+ * minute: not one per message, as a fixed pool of more than it takes would get.
+ */
 export class SmtpRelay implements Relay {
   private readonly idle: Connection[] = [];
   private open = 0;
+  private limit = 1;
+  /** The most the pool may grow to until `holdUntil` (after a refusal). */
+  private ceiling: number;
+  private holdUntil = 0;
   private readonly waiting: Array<(c: Connection | Error) => void> = [];
   private closed = false;
 
-  constructor(private readonly settings: RelaySettings) {}
+  constructor(private readonly settings: RelaySettings) {
+    this.ceiling = settings.connections;
+  }
+
+  private now(): number {
+    return (this.settings.now ?? Date.now)();
+  }
+
+  /** Connections the relay's answers allow now (1 … `connections`). */
+  get connectionLimit(): number {
+    return this.limit;
+  }
+
+  /** An accepted message: one connection more is allowed, and a waiter may open it at once. */
+  private grow(): void {
+    const most = this.now() < this.holdUntil ? this.ceiling : this.settings.connections;
+    if (this.limit >= most) return;
+    this.limit++;
+    if (this.waiting.length && this.open < this.limit) this.wakeOne();
+  }
+
+  /** The relay wants fewer sessions: `to` at most (at least one), and no more for a while. */
+  private shrink(to: number): void {
+    this.limit = Math.max(1, Math.min(this.limit, to));
+    this.ceiling = this.limit;
+    this.holdUntil = this.now() + REFUSAL_HOLD_MS;
+  }
 
   async send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean): Promise<RelayResult> {
     const connection = await this.acquire();
@@ -138,10 +185,12 @@ export class SmtpRelay implements Relay {
         connection.messages++;
         if (!err && info) {
           this.release(connection, "reuse");
+          this.grow();
           resolve({ response: info.response ?? "250" });
           return;
         }
         const e = (err ?? new Error("no answer")) as NodemailerError;
+        if (e.responseCode === 421) this.shrink(Math.floor(this.limit / 2));
         const cancelled = message.destroyed && !message.ended && /cancelled before/.test(String(e.message));
         // A refusal of this message leaves the connection usable after RSET; anything else does not.
         const reusable = !cancelled && (e.code === "EENVELOPE" || e.code === "EMESSAGE") && e.responseCode !== 421;
@@ -152,6 +201,11 @@ export class SmtpRelay implements Relay {
         reject(new RelayError(describe(e), kind, message.ended, code));
       });
     });
+  }
+
+  /** Whether another connection may be opened now. */
+  private mayOpen(): boolean {
+    return this.open < this.limit;
   }
 
   private connect(): Promise<Connection> {
@@ -169,7 +223,12 @@ export class SmtpRelay implements Relay {
     const dead = () => {
       connection.alive = false;
       const at = this.idle.indexOf(connection);
-      if (at >= 0) this.idle.splice(at, 1);
+      if (at < 0) return;
+      // An idle one the relay closed: its slot is free (one in use is counted out by its send's answer).
+      this.idle.splice(at, 1);
+      clearTimeout(connection.idleTimer);
+      this.open--;
+      this.wakeOne();
     };
     smtp.on("error", dead);
     smtp.on("end", dead);
@@ -209,19 +268,18 @@ export class SmtpRelay implements Relay {
 
   private async acquire(): Promise<Connection> {
     if (this.closed) throw new RelayError("the relay connection is closed", "temporary", false);
-    for (;;) {
-      const idle = this.idle.pop();
-      if (!idle) break;
-      clearTimeout(idle.idleTimer);
-      if (idle.alive) return idle;
-      this.open--;
-    }
-    if (this.open < this.settings.connections) {
+    const idle = this.takeIdle();
+    if (idle) return idle;
+    if (this.mayOpen()) {
       this.open++;
       try {
         return await this.connect();
       } catch (err) {
         this.open--;
+        this.shrink(this.open);
+        // Others are open: the relay is there and wants fewer sessions; use one of them
+        // (the limit has shrunk, so this ends waiting for theirs).
+        if (this.open > 0 && !this.closed) return this.acquire();
         this.wakeOne();
         throw err;
       }
@@ -229,6 +287,17 @@ export class SmtpRelay implements Relay {
     const next = await new Promise<Connection | Error>((resolve) => this.waiting.push(resolve));
     if (next instanceof Error) throw next;
     return next;
+  }
+
+  /** An idle connection still alive, if any (the dead ones found on the way are counted out). */
+  private takeIdle(): Connection | undefined {
+    for (;;) {
+      const idle = this.idle.pop();
+      if (!idle) return undefined;
+      clearTimeout(idle.idleTimer);
+      if (idle.alive) return idle;
+      this.open--;
+    }
   }
 
   /** `reuse` after a sent message (a new MAIL FROM may follow at once), `reset` after a refused one (RSET first), `drop` otherwise. */
@@ -250,6 +319,7 @@ export class SmtpRelay implements Relay {
         connection.alive = false;
         connection.smtp.quit();
         this.open--;
+        this.wakeOne();
       }, IDLE_MS);
       connection.idleTimer.unref();
       this.idle.push(connection);
@@ -258,14 +328,20 @@ export class SmtpRelay implements Relay {
     connection.smtp.reset((err) => (err || !connection.alive ? drop() : handOver()));
   }
 
-  /** A slot freed: let one waiter open a connection of its own. */
+  /** A slot freed (or the limit grew): let one waiter open a connection of its own, within the limit. */
   private wakeOne(): void {
+    if (!this.mayOpen()) return;
     const waiter = this.waiting.shift();
     if (!waiter) return;
     this.open++;
     this.connect().then(waiter, (err: Error) => {
       this.open--;
-      waiter(err);
+      this.shrink(this.open);
+      // Refused while others are open: an idle one of theirs, or first in line for one.
+      if (this.open === 0 || this.closed) return waiter(err);
+      const idle = this.takeIdle();
+      if (idle) waiter(idle);
+      else this.waiting.unshift(waiter);
     });
   }
 

@@ -3,10 +3,9 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { nextMidnightUtc, type Clock } from "../../core/clock.js";
 import { conflict } from "../../core/errors.js";
-import { composeSigned } from "../../providers/smtp/message-signer.js";
+import { startMessageSigner, type MessageSigner } from "../../providers/smtp/signing-threads.js";
 import { RelayError, type Relay } from "../../providers/smtp/relay.js";
 import { DeliveriesRepo, type DueExecution } from "../../store/deliveries.js";
-import { CampaignsRepo } from "../../store/campaigns.js";
 import type { Db } from "../../store/db.js";
 import type { BrandService } from "./brand.js";
 import type { ServerConfig } from "../config.js";
@@ -18,26 +17,14 @@ import type { SendingDomainService } from "./sending-domains.js";
 import type { SuppressionList } from "../contacts/suppressions.js";
 import type { Keyring } from "../../core/crypto.js";
 import { addPass, emptyPass, type PassResult } from "./delivery-pass.js";
+import { DeliveryPassCache } from "./delivery-pass-cache.js";
+import { prepareMessage, type DeliveryHooks, type PreparedMessage } from "./delivery-message.js";
 import { sendWindowOf } from "./campaign-sequence.js";
 import { sendWindowWait } from "./send-window-gate.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 import { processAlive } from "../heartbeat-lock.js";
 
-/**
- * Test seams between the steps of one delivery (claim → send → record). A hook that
- * throws stops the delivery there, as a crash would: nothing after it is recorded.
- */
-export interface DeliveryHooks {
-  afterClaim?(executionId: string): void;
-  /** Inside the point of no return, before `sending` is recorded. */
-  beforeRecordSending?(executionId: string): void;
-  /** After `sending` is recorded, before the final `.` is written. */
-  afterRecordSending?(executionId: string): void;
-  /** After the relay's answer, before it is recorded. */
-  afterRelayAnswer?(executionId: string): void;
-  /** After `sent` (and the next step) is committed, before the campaign is looked at. */
-  afterRecordSent?(executionId: string): void;
-}
+export type { DeliveryHooks, PassResult };
 
 export interface DeliveryServiceDeps {
   db: Db;
@@ -58,13 +45,13 @@ export interface DeliveryServiceDeps {
   processAlive?: (pid: number) => boolean;
   pid?: number;
   hooks?: DeliveryHooks;
-  /** Messages claimed per pass (default: 4 per relay connection). */
+  /** Messages claimed per pass (default: 8 per relay connection). */
   batchSize?: number;
-  /** Messages handed to the relay at once (default: its connections). */
+  /** Messages in hand at once, composed, signed or on the wire (default: twice the relay's connections). */
   concurrency?: number;
+  /** Composes and signs messages (default: signing threads, from the first pass until the lock is let go). */
+  signer?: MessageSigner;
 }
-
-export type { PassResult };
 
 /** A lock whose holder has not written a heartbeat for this long is taken over. */
 const LOCK_STALE_MS = 60_000;
@@ -77,8 +64,7 @@ const ATTEMPT_RETENTION_MS = 2 * 24 * 60 * 60_000;
 const SCAN_LIMIT = 500;
 
 const UNCONFIRMED_NOTE =
-  "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; " +
-  "it may have been delivered, and is not sent again";
+  "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; it may have been delivered, and is not sent again";
 
 interface Claimed {
   due: DueExecution;
@@ -96,7 +82,8 @@ interface Claimed {
 export class DeliveryService {
   readonly workerId = `dlv_${randomBytes(8).toString("hex")}`;
   private readonly repo: DeliveriesRepo;
-  private readonly campaigns: CampaignsRepo;
+  /** The signing threads while this loop delivers; ended with `closeSigner`. */
+  private ownSigner?: MessageSigner;
   private holding = false;
   private lastHeartbeat = 0;
   private lastPurge = 0;
@@ -105,7 +92,6 @@ export class DeliveryService {
 
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.repo = new DeliveriesRepo(deps.db);
-    this.campaigns = new CampaignsRepo(deps.db);
     this.pid = deps.pid ?? process.pid;
     this.alive = deps.processAlive ?? processAlive;
   }
@@ -178,12 +164,19 @@ export class DeliveryService {
     if (!this.holding) throw new Error("pass() without the delivery lock: call acquire() first");
     this.heartbeat();
     const result = emptyPass();
-    const claimed = this.claimDue(result);
+    const cache = new DeliveryPassCache(this.deps);
+    const claimed = this.claimDue(result, cache);
     result.claimed = claimed.length;
+    // Every claimed message rendered and handed to the signer now, in one turn of the event
+    // loop: the signing threads get them as one batch each instead of one hand-over per message.
+    const prepared = claimed.map(({ due, sendingDomainId }) => prepareMessage({ ...this.deps, signer: this.signer(), cache, now: () => this.now() }, due, sendingDomainId));
     const concurrency = this.deps.concurrency ?? 3;
     let next = 0;
     const worker = async () => {
-      while (next < claimed.length) await this.deliver(claimed[next++]!, result);
+      while (next < claimed.length) {
+        const at = next++;
+        await this.deliver(claimed[at]!, prepared[at]!, result);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
     return result;
@@ -194,7 +187,7 @@ export class DeliveryService {
    * bounced, suppressed), hold it (domain not verified, no postal address), defer it
    * (a throttle or the daily cap), or claim it.
    */
-  private claimDue(result: PassResult): Claimed[] {
+  private claimDue(result: PassResult, cache: DeliveryPassCache): Claimed[] {
     const batch = this.deps.batchSize ?? 12;
     return this.deps.db
       .transaction(() => {
@@ -204,9 +197,6 @@ export class DeliveryService {
         const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
         const claimed: Claimed[] = [];
         const touched: string[] = [];
-        const domains = new Map<string, ReturnType<SendingDomainService["sender"]>>();
-        const brandReady = new Map<string, boolean>();
-        const brandZone = new Map<string, string>();
         const capOf = new Map<string, number | null>();
         const { sendPerMinute, sendPerRecipientDomainPerMinute } = this.deps.config;
         const keyring = this.deps.keys.get();
@@ -230,8 +220,7 @@ export class DeliveryService {
             touched.push(due.campaign_id);
             continue;
           }
-          if (!brandZone.has(due.team_id)) brandZone.set(due.team_id, this.deps.brand.forTeam(due.team_id).timeZone);
-          const wait = sendWindowWait(sendWindowOf(due), contact.time_zone, brandZone.get(due.team_id)!, now);
+          const wait = sendWindowWait(sendWindowOf(due), contact.time_zone, cache.brand(due.team_id).timeZone, now);
           if (wait) {
             this.repo.defer(due.id, wait.at, wait.reason, 0, stamp);
             continue;
@@ -241,15 +230,13 @@ export class DeliveryService {
             this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), "waiting: the campaign has no sending domain", 0, stamp);
             continue;
           }
-          if (!domains.has(domainId)) domains.set(domainId, this.deps.sendingDomains.sender(due.team_id, domainId));
-          const domain = domains.get(domainId);
+          const domain = cache.sender(due.team_id, domainId);
           if (!domain || domain.status !== "verified") {
             const why = domain ? `the sending domain ${domain.domain} is ${domain.status}, not verified` : "the campaign's sending domain was removed";
             this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), `waiting: ${why}`, 0, stamp);
             continue;
           }
-          if (!brandReady.has(due.team_id)) brandReady.set(due.team_id, Boolean(this.deps.brand.forTeam(due.team_id).postalAddress?.trim()));
-          if (!brandReady.get(due.team_id)) {
+          if (!cache.brand(due.team_id).postalAddress?.trim()) {
             this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), "waiting: the brand settings have no postalAddress (every message carries it)", 0, stamp);
             continue;
           }
@@ -295,33 +282,33 @@ export class DeliveryService {
     return this.deps.db.transaction(fn).immediate();
   }
 
-  private async deliver(item: Claimed, result: PassResult): Promise<void> {
+  /** The signer of this loop: the injected one, or signing threads started now. */
+  private signer(): MessageSigner {
+    return this.deps.signer ?? (this.ownSigner ??= startMessageSigner());
+  }
+
+  /** Ends the signing threads this loop started (an injected signer is its owner's to close). */
+  private async closeSigner(): Promise<void> {
+    const signer = this.ownSigner;
+    this.ownSigner = undefined;
+    await signer?.close();
+  }
+
+  private async deliver(item: Claimed, prepared: Promise<PreparedMessage | { error: string }>, result: PassResult): Promise<void> {
     const { due } = item;
     const id = due.id;
     const hooks = this.deps.hooks ?? {};
     const label = `delivery ${id} (campaign ${due.campaign_id}) attempt ${item.attempt}`;
     hooks.afterClaim?.(id);
-    let raw: Buffer;
-    let messageId: string;
-    let envelope: { from: string; to: string[] };
-    try {
-      const campaign = this.campaigns.byId(due.team_id, due.campaign_id)!;
-      const contact = this.deps.contacts.get(due.team_id, due.contact_id);
-      const sender = this.deps.sendingDomains.sender(due.team_id, item.sendingDomainId)!;
-      const thread = due.step > 0 ? this.deps.sequences.thread(due.campaign_id, due.contact_id, due.step) : [];
-      const message = await this.deps.messages.build({ campaign, executionId: id, contact, sender, brand: this.deps.brand.forTeam(due.team_id), step: due.step, thread });
-      const key = this.deps.sendingDomains.dkimSigningKey(due.team_id, item.sendingDomainId);
-      raw = await composeSigned({ ...message, date: this.now() }, { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem });
-      messageId = message.messageId;
-      envelope = message.envelope;
-    } catch (err) {
-      const reason = `the message could not be built: ${err instanceof Error ? err.message : String(err)}`;
-      this.write(() => this.repo.failClaimed(id, this.workerId, reason, this.now().toISOString()));
+    const ready = await prepared;
+    if ("error" in ready) {
+      const reason = `the message could not be built: ${ready.error}`;
+      this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
       this.deps.log(`${label}: failed: ${reason}`);
       result.failed++;
-      this.finish(due.campaign_id);
       return;
     }
+    const { raw, messageId, envelope } = ready;
 
     let answer: { response: string } | RelayError;
     try {
@@ -339,38 +326,47 @@ export class DeliveryService {
     const now = this.now();
     const stamp = now.toISOString();
     if (!(answer instanceof RelayError)) {
-      this.write(() => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
+      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
       hooks.afterRecordSent?.(id);
       this.deps.log(`${label}: sent (${answer.response})`);
       result.sent++;
     } else if (answer.kind === "cancelled") {
+      this.record(due.campaign_id, () => undefined);
       this.deps.log(`${label}: not sent, the execution was cancelled or skipped meanwhile`);
     } else if (answer.unanswered) {
-      this.write(() => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
+      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
       this.deps.log(`${label}: no answer after the message was handed over (${answer.message}): recorded as sent, unconfirmed`);
       result.unconfirmed++;
     } else if (answer.kind === "permanent") {
-      this.write(() => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
+      this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
       this.deps.log(`${label}: failed: ${answer.message}`);
       result.failed++;
     } else {
       const giveUpAt = new Date(item.firstAttemptAt).getTime() + RETRY_WINDOW_MS;
       if (now.getTime() >= giveUpAt) {
-        this.write(() => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
+        this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
         this.deps.log(`${label}: failed after 24 h of temporary failures: ${answer.message}`);
         result.failed++;
       } else {
         const at = new Date(Math.min(now.getTime() + retryDelayMs(item.attempt), giveUpAt)).toISOString();
-        this.write(() => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
+        this.record(due.campaign_id, () => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
         this.deps.log(`${label}: temporary failure (${answer.message}); next attempt at ${at}`);
         result.retried++;
       }
     }
-    this.finish(due.campaign_id);
   }
 
-  private finish(campaignId: string): void {
-    this.write(() => this.repo.completeCampaigns([campaignId], this.now().toISOString()));
+  /**
+   * Record an execution's outcome and, in the same transaction, mark its campaign sent
+   * when nothing of it is left open: one write per message, and no moment at which the
+   * last message is recorded but its campaign is not.
+   */
+  private record(campaignId: string, outcome: (stamp: string) => unknown): void {
+    this.write(() => {
+      const stamp = this.now().toISOString();
+      outcome(stamp);
+      this.repo.completeCampaigns([campaignId], stamp);
+    });
   }
 
   /**
@@ -404,6 +400,7 @@ export class DeliveryService {
       await work(total);
     } finally {
       this.release();
+      await this.closeSigner();
     }
     const waiting = this.repo.waiting(this.now().toISOString());
     return { ...total, waiting: waiting.n, nextAt: waiting.next };
@@ -444,6 +441,7 @@ export class DeliveryService {
       }
     } finally {
       this.release();
+      await this.closeSigner();
     }
   }
 }

@@ -18,6 +18,8 @@ export interface RecordPlan {
   dkimSelector: string;
   /** base64 of the DER SubjectPublicKeyInfo. */
   dkimPublicKey: string;
+  /** The opt-in Ed25519 key: its selector and its 32-byte public key in base64. */
+  dkimEd25519?: { selector: string; publicKey: string };
   returnPathTarget: string;
   spfInclude: string;
 }
@@ -34,6 +36,19 @@ export function plannedRecords(plan: RecordPlan): DnsRecord[] {
     // SPF and other vendors' tokens, and a dedicated name can never be mistaken for them.
     fresh({ purpose: "ownership", type: "TXT", name: OWNERSHIP_LABEL, host: `${OWNERSHIP_LABEL}.${d}`, value: `${OWNERSHIP_PREFIX}${plan.ownershipToken}`, required: true }),
     fresh({ purpose: "dkim", type: "TXT", name: `${plan.dkimSelector}._domainkey`, host: `${plan.dkimSelector}._domainkey.${d}`, value: `v=DKIM1; k=rsa; p=${plan.dkimPublicKey}`, required: true }),
+    // Not required: RSA decides whether the domain may send; Ed25519 signs once its record is verified.
+    ...(plan.dkimEd25519
+      ? [
+          fresh({
+            purpose: "dkim_ed25519",
+            type: "TXT",
+            name: `${plan.dkimEd25519.selector}._domainkey`,
+            host: `${plan.dkimEd25519.selector}._domainkey.${d}`,
+            value: `v=DKIM1; k=ed25519; p=${plan.dkimEd25519.publicKey}`,
+            required: false,
+          }),
+        ]
+      : []),
     fresh({ purpose: "return_path", type: "CNAME", name: RETURN_PATH_LABEL, host: `${RETURN_PATH_LABEL}.${d}`, value: plan.returnPathTarget, required: true }),
     fresh({ purpose: "spf", type: "TXT", name: "@", host: d, value: `v=spf1 include:${plan.spfInclude} ~all`, required: false }),
     fresh({ purpose: "dmarc", type: "TXT", name: "_dmarc", host: `_dmarc.${d}`, value: "v=DMARC1; p=none", required: false }),
@@ -88,8 +103,10 @@ export function checkDkim(answer: DnsAnswer<string>, record: DnsRecord): RecordO
   // RFC 6376 §3.6.1: whitespace may fold anywhere inside p=.
   const publishedKey = (tags.get("p") ?? "").replace(/\s+/g, "");
   const keyType = (tags.get("k") ?? "rsa").toLowerCase();
+  // The RSA record or the Ed25519 one (RFC 8463): the key type the planned record names.
+  const expectedType = (parseTags(record.value).get("k") ?? "rsa").toLowerCase();
   if (publishedKey === "") return { status: "failed", found, error: `the DKIM record at ${record.host} is revoked (empty p=); ${expected}` };
-  if (keyType !== "rsa") return { status: "failed", found, error: `the DKIM record at ${record.host} has key type k=${keyType}; ${expected}` };
+  if (keyType !== expectedType) return { status: "failed", found, error: `the DKIM record at ${record.host} has key type k=${keyType}; ${expected}` };
   if (publishedKey !== expectedKey) {
     return { status: "failed", found, error: `the DKIM record at ${record.host} has another public key (p=${brief(publishedKey, 24)}); ${expected}` };
   }
@@ -186,6 +203,7 @@ export function domainStatus(records: readonly DnsRecord[]): DomainStatus {
 const LABELS: Record<DnsRecord["purpose"], string> = {
   ownership: "ownership",
   dkim: "DKIM",
+  dkim_ed25519: "DKIM (Ed25519)",
   return_path: "return path",
   spf: "SPF",
   dmarc: "DMARC",

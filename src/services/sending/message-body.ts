@@ -21,8 +21,13 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-export function renderHtmlPart(bodyMarkdown: string, footer: Footer, language: string | null): string {
-  const content = markdown.render(bodyMarkdown);
+/** A body's Markdown parsed once, for both parts (parsing is most of rendering; a delivery renders every message). */
+export function parseBody(bodyMarkdown: string): Token[] {
+  return markdown.parse(bodyMarkdown, {});
+}
+
+export function renderHtmlPart(body: Token[], footer: Footer, language: string | null): string {
+  const content = markdown.renderer.render(body, markdown.options, {});
   const address = footer.postalAddress.split("\n").map(escapeHtml).join("<br>");
   const lines = [footer.brandName ? escapeHtml(footer.brandName) : null, address].filter(Boolean).join("<br>");
   return [
@@ -37,8 +42,8 @@ export function renderHtmlPart(bodyMarkdown: string, footer: Footer, language: s
   ].join("\n");
 }
 
-export function renderTextPart(bodyMarkdown: string, footer: Footer): string {
-  const body = markdownToText(bodyMarkdown).trim();
+export function renderTextPart(tokens: readonly Token[], footer: Footer): string {
+  const body = tokensToText(tokens).trim();
   const sign = [footer.brandName, footer.postalAddress].filter(Boolean).join("\n");
   return `${body}\n\n-- \n${sign}\nUnsubscribe: ${footer.unsubscribeUrl}\n`;
 }
@@ -66,9 +71,13 @@ function inlineText(children: readonly Token[]): string {
   return out;
 }
 
-/** Markdown as readable plain text, from markdown-it's token stream. */
+/** Markdown as readable plain text. */
 export function markdownToText(source: string): string {
-  const tokens = markdown.parse(source, {});
+  return tokensToText(parseBody(source));
+}
+
+/** markdown-it's token stream as readable plain text (the tokens are only read). */
+function tokensToText(tokens: readonly Token[]): string {
   const blocks: string[] = [];
   // Per open list: its kind and the next number; per open blockquote a "> " prefix.
   const lists: Array<{ ordered: boolean; next: number }> = [];

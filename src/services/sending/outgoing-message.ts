@@ -1,7 +1,7 @@
 import type { BrandSettings } from "../../core/schemas/brand.js";
 import type { ComposableMessage } from "../../providers/smtp/message-signer.js";
 import type { CampaignRow } from "../../store/campaigns.js";
-import { renderHtmlPart, renderTextPart } from "./message-body.js";
+import { parseBody, renderHtmlPart, renderTextPart } from "./message-body.js";
 import type { MessageTemplates, TemplateContext } from "./message-template.js";
 import type { UnsubscribeTokens } from "./unsubscribe-tokens.js";
 import { followUpsOf } from "./campaign-sequence.js";
@@ -109,12 +109,13 @@ export class OutgoingMessages {
     const body = await templates.render("bodyMarkdown", followUp ? followUp.bodyMarkdown : campaign.body_markdown, context);
     const thread = threaded ? [...(input.thread ?? [])] : [];
     const footer = { brandName: brand.brandName, postalAddress: brand.postalAddress ?? "", unsubscribeUrl };
+    const tokens = parseBody(body);
     return {
       from: { name: sender.senderName, address: sender.senderEmail },
       to: contact.email,
       subject,
-      text: renderTextPart(body, footer),
-      html: renderHtmlPart(body, footer, brand.emailLanguage),
+      text: renderTextPart(tokens, footer),
+      html: renderHtmlPart(tokens, footer, brand.emailLanguage),
       messageId: `<${input.executionId}@${sender.domain}>`,
       envelope: { from: verpAddress(input.executionId, sender.domain), to: [contact.email] },
       headers: { "List-Unsubscribe": `<${unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },

@@ -6,7 +6,8 @@ import { newId, randomBase62 } from "../../core/ids.js";
 import type { AddSendingDomainBody, DmarcStatus, DnsRecord, SendingDomain, SendingDomainList } from "../../core/schemas/sending-domain.js";
 import { NodeDnsLookup, type DnsLookup } from "../../providers/dns/resolver.js";
 import type { Keyring } from "../../core/crypto.js";
-import { dkimKeyAad, isUniqueViolation, SENDING_DOMAIN_ENCRYPTED_COLUMNS, SendingDomainsRepo, type SendingDomainRow } from "../../store/sending-domains.js";
+import { generateEd25519DkimKey } from "./dkim-keys.js";
+import { DKIM_ED25519_KEY_COLUMN, dkimKeyAad, isUniqueViolation, SENDING_DOMAIN_ENCRYPTED_COLUMNS, SendingDomainsRepo, type SendingDomainRow } from "../../store/sending-domains.js";
 import type { Principal } from "../access/auth.js";
 import {
   applyOutcome,
@@ -30,6 +31,8 @@ export interface DkimSigningKey {
   domain: string;
   selector: string;
   privateKeyPem: string;
+  /** The Ed25519 key (RFC 8463), when the domain opted in and its record is verified. */
+  ed25519?: { selector: string; privateKeyPem: string };
 }
 
 export interface SendingDomainServiceDeps extends Pick<ServiceDeps, "db" | "clock" | "config" | "dkimKeys"> {
@@ -73,15 +76,19 @@ export class SendingDomainService {
     if (this.repo.existsInTeam(team, domain)) throw conflict(`${domain} is already a sending domain of this workspace`);
 
     const key = await this.deps.dkimKeys();
+    const ed25519 = body.dkimEd25519 ? await generateEd25519DkimKey() : undefined;
     const now = this.deps.clock.now();
     const id = newId("dom");
     const ownershipToken = randomBase62(32);
     const dkimSelector = `outreach${utcDay(now).replace(/-/g, "")}`;
+    // Its own selector: one TXT record per selector, and a receiver picks the key by it.
+    const ed25519Selector = ed25519 ? `${dkimSelector}ed` : null;
     const records = plannedRecords({
       domain,
       ownershipToken,
       dkimSelector,
       dkimPublicKey: key.publicKeyBase64,
+      ...(ed25519 ? { dkimEd25519: { selector: ed25519Selector!, publicKey: ed25519.publicKeyBase64 } } : {}),
       returnPathTarget: this.deps.config.bounceHost,
       spfInclude: this.deps.config.spfInclude,
     });
@@ -98,6 +105,8 @@ export class SendingDomainService {
       ownership_verified_at: null,
       dkim_selector: dkimSelector,
       dkim_private_key_ct: keyring.encrypt(key.privateKeyPem, dkimKeyAad({ team_id: team, id })),
+      dkim_ed25519_selector: ed25519Selector,
+      dkim_ed25519_private_key_ct: ed25519 ? keyring.encrypt(ed25519.privateKeyPem, dkimKeyAad({ team_id: team, id }, DKIM_ED25519_KEY_COLUMN)) : null,
       key_id: keyring.currentId,
       dns_records: JSON.stringify(records),
       dmarc_status: null,
@@ -147,15 +156,17 @@ export class SendingDomainService {
 
     const records = JSON.parse(row.dns_records) as DnsRecord[];
     const find = (purpose: DnsRecord["purpose"]) => records.find((r) => r.purpose === purpose)!;
+    const ed25519Record = records.find((r) => r.purpose === "dkim_ed25519");
     // Network first, all lookups at once; the write comes after, in one short transaction.
-    const [ownership, dkim, returnPath, spf, dmarc] = await Promise.all([
+    const [ownership, dkim, returnPath, spf, dmarc, dkimEd25519] = await Promise.all([
       this.lookup.txt(find("ownership").host).then((a) => checkOwnership(a, find("ownership"))),
       this.lookup.txt(find("dkim").host).then((a) => checkDkim(a, find("dkim"))),
       this.lookup.cname(find("return_path").host).then((a) => checkReturnPath(a, find("return_path"))),
       this.lookup.txt(find("spf").host).then((a) => checkSpf(a, find("spf"), spfIncludeOf(find("spf")))),
       checkDmarc(this.lookup, row.domain, find("dmarc")),
+      ed25519Record ? this.lookup.txt(ed25519Record.host).then((a) => checkDkim(a, ed25519Record)) : undefined,
     ]);
-    const outcomes: Record<DnsRecord["purpose"], RecordOutcome> = { ownership, dkim, return_path: returnPath, spf, dmarc };
+    const outcomes: Partial<Record<DnsRecord["purpose"], RecordOutcome>> = { ownership, dkim, return_path: returnPath, spf, dmarc, ...(dkimEd25519 ? { dkim_ed25519: dkimEd25519 } : {}) };
 
     const now = this.deps.clock.now().toISOString();
     const saved = this.deps.db
@@ -164,10 +175,10 @@ export class SendingDomainService {
         const current = this.repo.byIdInTeam(team, id);
         if (!current) return false;
         const before = JSON.parse(current.dns_records) as DnsRecord[];
-        const after = before.map((r) => applyOutcome(r, outcomes[r.purpose]));
+        const after = before.map((r) => applyOutcome(r, outcomes[r.purpose]!));
         const temporaryReasons = before
-          .filter((r) => r.required && r.status === "verified" && outcomes[r.purpose].status === "temporary_failure")
-          .map((r) => outcomes[r.purpose].error!.replace(/^temporary DNS failure: /, ""));
+          .filter((r) => r.required && r.status === "verified" && outcomes[r.purpose]!.status === "temporary_failure")
+          .map((r) => outcomes[r.purpose]!.error!.replace(/^temporary DNS failure: /, ""));
         const ownershipNow = after.find((r) => r.purpose === "ownership")!.status === "verified";
         return this.repo.saveCheck(team, id, {
           status: domainStatus(after),
@@ -203,14 +214,23 @@ export class SendingDomainService {
     return row && { domain: row.domain, senderEmail: row.sender_email, senderName: row.sender_name, status: row.status };
   }
 
-  /** The decrypted DKIM key of a workspace's domain, for signing outgoing mail. */
+  /**
+   * The decrypted DKIM keys of a workspace's domain, for signing outgoing mail: the RSA
+   * key, and the Ed25519 one once the domain opted in and its record is verified (a
+   * signature whose key receivers cannot find yet would only fail).
+   */
   dkimSigningKey(teamId: string, id: string): DkimSigningKey {
     const row = this.repo.byIdInTeam(teamId, id);
     if (!row) throw notFound(`sending domain ${id} not found`);
+    const keyring = this.keys.get();
+    const ed25519Verified = (JSON.parse(row.dns_records) as DnsRecord[]).some((r) => r.purpose === "dkim_ed25519" && r.status === "verified");
     return {
       domain: row.domain,
       selector: row.dkim_selector,
-      privateKeyPem: this.keys.get().decrypt(row.dkim_private_key_ct, dkimKeyAad(row)),
+      privateKeyPem: keyring.decrypt(row.dkim_private_key_ct, dkimKeyAad(row)),
+      ...(row.dkim_ed25519_private_key_ct && row.dkim_ed25519_selector && ed25519Verified
+        ? { ed25519: { selector: row.dkim_ed25519_selector, privateKeyPem: keyring.decrypt(row.dkim_ed25519_private_key_ct, dkimKeyAad(row, DKIM_ED25519_KEY_COLUMN)) } }
+        : {}),
     };
   }
 
@@ -275,6 +295,8 @@ export function toSendingDomain(row: SendingDomainRow): SendingDomain {
     ownershipVerifiedAt: row.ownership_verified_at,
     dnsRecords: records,
     dkimVerified: verified("dkim"),
+    dkimEd25519: row.dkim_ed25519_private_key_ct !== null,
+    dkimEd25519Verified: verified("dkim_ed25519"),
     returnPathVerified: verified("return_path"),
     dmarcStatus: row.dmarc_status as DmarcStatus | null,
     lastCheckedAt: row.last_checked_at,

@@ -25,6 +25,7 @@ import { contactVerification } from "./027-contact-verification.js";
 import { contactOpeners } from "./028-contact-openers.js";
 import { labelTextBesideTags } from "./029-label-text-beside-tags.js";
 import { placeLabelWords } from "./030-place-label-words.js";
+import { dkimEd25519 } from "./031-dkim-ed25519.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   contactOpeners,
   labelTextBesideTags,
   placeLabelWords,
+  dkimEd25519,
 ];

@@ -9,6 +9,7 @@ import { activeTeamId, findDomain, listDomains, printRecords } from "./domain-lo
 export type AddFlags = {
   senderEmail?: string;
   senderName?: string;
+  ed25519?: boolean;
   json?: boolean;
 };
 
@@ -16,6 +17,8 @@ export interface AddOptions {
   domain: string;
   senderEmail: string;
   senderName: string;
+  /** Also sign with an Ed25519 key (RFC 8463) beside the RSA one. */
+  ed25519: boolean;
   json?: boolean;
 }
 
@@ -26,24 +29,26 @@ export function registerAdd(domains: Command, ctx: CommandContext): void {
       .description("add a sending domain and print the DNS records to publish")
       .argument("<domain>", "the domain to send from, e.g. example.com")
       .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
-      .option("--sender-name <name>", "the From name"),
+      .option("--sender-name <name>", "the From name")
+      .option("--ed25519", "also sign with an Ed25519 key (RFC 8463) beside the RSA one: one more DNS record to publish"),
   ).action((domain: string, flags: AddFlags) => runAdd(ctx, parseAddOptions(domain, flags)));
   example(
     command,
     'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
     "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
+    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --ed25519",
   );
 }
 
 export function parseAddOptions(domain: string, flags: AddFlags): AddOptions {
   requireFlags(flags, { senderEmail: "--sender-email", senderName: "--sender-name" });
-  return { domain, senderEmail: flags.senderEmail!, senderName: flags.senderName!, json: flags.json };
+  return { domain, senderEmail: flags.senderEmail!, senderName: flags.senderName!, ed25519: flags.ed25519 === true, json: flags.json };
 }
 
-export async function runAdd(ctx: CommandContext, { domain, senderEmail, senderName, json }: AddOptions): Promise<void> {
+export async function runAdd(ctx: CommandContext, { domain, senderEmail, senderName, ed25519, json }: AddOptions): Promise<void> {
   const client = await ctx.client();
   const teamId = await activeTeamId(client, ctx.io.signal);
-  await client.call("sendingDomains.add", { query: { teamId }, body: { domain, senderEmail, senderName }, signal: ctx.io.signal });
+  await client.call("sendingDomains.add", { query: { teamId }, body: { domain, senderEmail, senderName, ...(ed25519 ? { dkimEd25519: true } : {}) }, signal: ctx.io.signal });
   const { domains: all } = await listDomains(client, teamId, ctx.io.signal);
   const added = findDomain(all, domain);
   if (json) return printJson(ctx.io, added);

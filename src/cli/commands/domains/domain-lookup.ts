@@ -10,6 +10,7 @@ import { printRows } from "../../output.js";
 export const PURPOSE: Record<DnsRecord["purpose"], string> = {
   ownership: "ownership",
   dkim: "DKIM",
+  dkim_ed25519: "DKIM (Ed25519)",
   return_path: "return path",
   spf: "SPF",
   dmarc: "DMARC",

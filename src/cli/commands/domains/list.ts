@@ -23,6 +23,7 @@ export async function runList(ctx: CommandContext, options: ListOptions): Promis
     { header: "DOMAIN", value: (d) => d.domain },
     { header: "STATUS", value: (d) => d.status },
     { header: "DKIM", value: (d) => (d.dkimVerified ? "yes" : "no") },
+    { header: "ED25519", value: (d) => (d.dkimEd25519 ? (d.dkimEd25519Verified ? "yes" : "no") : "off") },
     { header: "RETURN PATH", value: (d) => (d.returnPathVerified ? "yes" : "no") },
     { header: "DMARC", value: (d) => d.dmarcStatus ?? "" },
     { header: "SENDER", value: (d) => `${d.senderName} <${d.senderEmail}>` },
