@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const CHILD = fileURLToPath(new URL("./delivery-crash-child.mjs.mjs", import.meta.url));
+const CHILD = fileURLToPath(new URL("./delivery-crash-child.mjs", import.meta.url));
 
 /** Run the self-killing delivery process (delivery-crash-child.mjs) at `hook`; resolves with how it ended. */
 export function crashAt(dataDir: string, hook: string, env: NodeJS.ProcessEnv): Promise<{ signal: NodeJS.Signals | null; stderr: string }> {

@@ -153,7 +153,7 @@ describe("packed postings (kept in step with the places)", () => {
     const after = openDatabase(file);
     try {
       expect(packedIndex(after).stale).toEqual([cellOf(47.1, 9.5), cellOf(47.2, 9.6)]);
-      expect(rebuildsRequested(after)).toEqual(["localities", "postings"]);
+      expect(rebuildsRequested(after)).toEqual(["label-words", "localities", "postings"]);
       catchUpPlaces(after);
       expect(rebuildsRequested(after)).toEqual([]);
       const { packed, rows, stale } = packedIndex(after);
