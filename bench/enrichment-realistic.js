@@ -7,14 +7,17 @@
 //   npm run build && node bench/enrichment-realistic.js [--verbose] [--only <host>] [--json <file>] [--browser <chromium>]
 //
 // With --browser, script-built sites are also opened in that Chromium (OUTREACH_BROWSER):
-// R(all), recall over every site that shows an email, is then the figure to read.
+// R(shown), recall over every site that shows an email in a browser or in a PDF it links
+// (truth.rendered; image-only addresses excepted), is then the figure to read.
+// --exclude-rendered: leave out the sites added for rendering (truth.rendered set, sites/
+// scripted.js), to compare static-only figures with the corpus before them.
 //
 // Email precision: returned addresses that are the truth. Recall: sites whose truth can
 // be found without JavaScript (truth.findable) where the truth was returned. Best-email
 // accuracy: sites where the answer is exactly right (the truth; none when the site has no
 // address; none or the truth when the address cannot be found without JavaScript).
 import { writeFileSync } from "node:fs";
-import { CORPUS } from "./fixtures/realistic-corpus/index.js";
+import { CORPUS, SCRIPTED_HOSTS } from "./fixtures/realistic-corpus/index.js";
 import { startCorpus } from "./fixtures/realistic-corpus/serve.js";
 import { fetchText, homepageBaseline } from "./fixtures/homepage-baseline.js";
 import { loopbackLookup } from "./fixtures/server.js";
@@ -26,7 +29,8 @@ import { BrowserRenderer } from "../dist/providers/web/browser-renderer.js";
 const args = process.argv.slice(2);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const only = option("--only");
-const corpus = only ? CORPUS.filter((s) => s.host === only || `${s.host}${s.path ?? ""}` === only) : CORPUS;
+const pool = args.includes("--exclude-rendered") ? CORPUS.filter((s) => !SCRIPTED_HOSTS.has(s.host)) : CORPUS;
+const corpus = only ? pool.filter((s) => s.host === only || `${s.host}${s.path ?? ""}` === only) : pool;
 if (corpus.length === 0) throw new Error(`no site ${only} in the corpus`);
 
 const fetcher = new SafeWebFetcher({ policy: new AddressPolicy(["127.0.0.1/32"]), userAgent: "outreach-bench/0.1", lookup: loopbackLookup });
@@ -84,13 +88,17 @@ function judge(site, got) {
 }
 
 function score(results) {
-  const s = { predicted: 0, correct: 0, findable: 0, correctFindable: 0, withEmail: 0, correctAll: 0, exact: 0, socialPredicted: 0, socialCorrect: 0, socialExpected: 0 };
+  const s = { predicted: 0, correct: 0, findable: 0, correctFindable: 0, withEmail: 0, correctAll: 0, shown: 0, correctShown: 0, exact: 0, socialPredicted: 0, socialCorrect: 0, socialExpected: 0 };
   for (const { site, verdict } of results) {
     const t = site.truth;
     if (verdict.email) s.predicted++;
     if (verdict.emailRight) s.correct++;
     if (t.email) s.withEmail++;
     if (t.email && verdict.emailRight) s.correctAll++;
+    if (t.email && (t.rendered ?? t.findable)) {
+      s.shown++;
+      if (verdict.emailRight) s.correctShown++;
+    }
     if (t.email && t.findable) {
       s.findable++;
       if (verdict.emailRight) s.correctFindable++;
@@ -108,6 +116,7 @@ function score(results) {
     precision: ratio(s.correct, s.predicted),
     recall: ratio(s.correctFindable, s.findable),
     recallAll: ratio(s.correctAll, s.withEmail),
+    recallShown: ratio(s.correctShown, s.shown),
     accuracy: ratio(s.exact, results.length),
     socialPrecision: ratio(s.socialCorrect, s.socialPredicted),
     socialRecall: ratio(s.socialCorrect, s.socialExpected),
@@ -179,7 +188,7 @@ console.log(`  countries: ${count((s) => s.country)}`);
 console.log(`  CMS: ${count((s) => s.cms.split("/")[0])}`);
 const row = (name, s) =>
   console.log(
-    `${name.padEnd(9)} email P=${fmt(s.precision)} (${s.correct}/${s.predicted})  R(findable)=${fmt(s.recall)} (${s.correctFindable}/${s.findable})  R(all)=${fmt(s.recallAll)}  best-email accuracy=${fmt(s.accuracy)} (${s.exact}/${corpus.length})  ` +
+    `${name.padEnd(9)} email P=${fmt(s.precision)} (${s.correct}/${s.predicted})  R(findable)=${fmt(s.recall)} (${s.correctFindable}/${s.findable})  R(all)=${fmt(s.recallAll)}  R(shown)=${fmt(s.recallShown)} (${s.correctShown}/${s.shown})  best-email accuracy=${fmt(s.accuracy)} (${s.exact}/${corpus.length})  ` +
       `socials P=${fmt(s.socialPrecision)} R=${fmt(s.socialRecall)} (${s.socialCorrect}/${s.socialPredicted} returned, ${s.socialExpected} expected)`,
   );
 row("ours", a);

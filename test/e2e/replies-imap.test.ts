@@ -3,6 +3,8 @@ import { deliveryStatusNotification } from "../helpers/dsn.js";
 import { appendMessages, mail, mailboxState, testDovecot } from "../helpers/mailbox.js";
 import { sentCampaign } from "../helpers/replies.js";
 import { startTestServer } from "../helpers/server.js";
+import { faultyProxy } from "../helpers/tcp-faults.js";
+import { MailboxReader, type ImapSettings } from "../../src/providers/imap/mailbox-reader.js";
 
 const OUR = "Acme Dental <hello@acme-dental.test>";
 
@@ -209,5 +211,43 @@ describe("reply detection from a real IMAP mailbox (Dovecot)", () => {
     expect(await c.sync(dovecot)).toMatchObject({ messages: 2, replies: 1 });
     expect(db.prepare("SELECT COUNT(*) FROM campaign_replies").pluck().get()).toBe(2);
     expect(db.prepare("SELECT COUNT(*) FROM mailbox_cursors").pluck().get()).toBe(2);
+  });
+
+  it("keeps the server busy: range n's reply bodies are asked for between range n+1's and n+2's headers, and every reply is read", async () => {
+    const people = ["ria", "sam", "tom", "uli"].map((n) => ({ email: `${n}@praxis-${n}.test`, name: n }));
+    const c = await sentCampaign(people);
+    const dovecot = await testDovecot();
+    // Four ranges of 3 messages; each range holds one reply (its last message).
+    await appendMessages(
+      dovecot,
+      people.flatMap((p, i) => [
+        mail({ From: "news@letters.test", To: OUR, Subject: `Newsletter ${i}a` }, "issue"),
+        mail({ From: "news@letters.test", To: OUR, Subject: `Newsletter ${i}b` }, "issue"),
+        mail({ From: p.email, To: OUR, Subject: `Re: Hello ${p.name}`, "In-Reply-To": c.messageId[p.email] }, `Reply of ${p.name}`),
+      ]),
+    );
+    const commands: string[] = [];
+    const proxy = await faultyProxy(dovecot.port, {
+      cutAfter: (chunk) => {
+        const fetch = /UID FETCH (\S+) \(/i.exec(chunk);
+        if (fetch) commands.push(`${/HEADER\.FIELDS/i.test(chunk) ? "headers" : "bodies"} ${fetch[1]}`);
+        return false;
+      },
+    });
+    // When each range's headers are asked for, how far the cursor is (what has been recorded).
+    const cursor = () => (c.setup.instance.services.deps.db.prepare("SELECT MAX(last_uid) FROM mailbox_cursors").pluck().get() as number | null) ?? 0;
+    const askedAt: string[] = [];
+    const reader = (settings: ImapSettings) => {
+      const r = new MailboxReader(settings);
+      const headers = r.headers.bind(r);
+      r.headers = (from, to) => (askedAt.push(`${from}:${to} at cursor ${cursor()}`), headers(from, to));
+      return r;
+    };
+    expect(await c.sync(dovecot, { port: proxy.port, batchSize: 3, reader })).toMatchObject({ messages: 12, replies: 4 });
+    // Range n+2 is queued before range n is recorded, so the server sends it while we record.
+    expect(askedAt).toEqual(["1:3 at cursor 0", "4:6 at cursor 0", "7:9 at cursor 0", "10:12 at cursor 3"]);
+    // Each range read once, its bodies between the next ranges' headers.
+    expect(commands).toEqual(["headers 1:3", "headers 4:6", "bodies 3", "headers 7:9", "bodies 6", "headers 10:12", "bodies 9", "bodies 12"]);
+    expect(Object.values(c.nextStep()).every((s) => s === "skipped")).toBe(true);
   });
 });

@@ -105,42 +105,52 @@ export class ReplySync {
     const sentFolder = box.specialUse === "\\Sent";
     const batch = this.deps.batchSize ?? HEADER_BATCH;
     let uidNext = Math.max(box.uidNext, reader.current()?.uidNext ?? 0);
-    let from = this.repo.lastUid(key, box.uidValidity) + 1;
-    // The next range's headers are asked for before this range is matched and recorded, so
-    // the server streams them while we work (imapflow queues the commands in order).
-    let ahead: { from: number; to: number; headers: Promise<MailboxHeaders[]> } | undefined;
-    const ask = (start: number) => {
-      const end = Math.min(start + batch - 1, uidNext - 1);
-      const headers = reader.headers(start, end);
-      headers.catch(() => {}); // awaited below; a failure surfaces there
-      return { from: start, to: end, headers };
+    /** The first UID not asked for yet. */
+    let unasked = this.repo.lastUid(key, box.uidValidity) + 1;
+    // The server is never left waiting for us: while range n is matched, range n+1's headers
+    // stream in; range n's bodies are asked for behind them, and range n+2's headers right
+    // behind the bodies, so the server sends those while range n is parsed and recorded.
+    // imapflow sends its commands one after the other, in the order they were asked; at most
+    // three ranges are in memory (the one in hand, the next, and the one streaming in).
+    const asked: Array<{ from: number; to: number; headers: Promise<MailboxHeaders[]> }> = [];
+    const askUpTo = (count: number) => {
+      while (asked.length < count && unasked < uidNext) {
+        const end = Math.min(unasked + batch - 1, uidNext - 1);
+        const headers = reader.headers(unasked, end);
+        headers.catch(() => {}); // awaited below; a failure surfaces there
+        asked.push({ from: unasked, to: end, headers });
+        unasked = end + 1;
+      }
     };
     while (!signal?.aborted) {
-      if (!ahead && from >= uidNext) {
+      if (!asked.length && unasked >= uidNext) {
         // UIDNEXT may have moved since EXAMINE (new mail): ask before stopping.
         uidNext = Math.max(uidNext, await reader.uidNext());
-        if (from >= uidNext) break;
+        if (unasked >= uidNext) break;
       }
-      const range = ahead ?? ask(from);
-      ahead = range.to + 1 < uidNext ? ask(range.to + 1) : undefined;
+      askUpTo(2);
+      const range = asked.shift()!;
       const messages = await range.headers;
       const decided: Decided[] = [];
       for (const message of messages) decided.push({ message, verdict: await matcher.verdict(message, { sentFolder }) });
       const wanted = decided.filter((d) => d.verdict.kind === "reply" || d.verdict.kind === "dsn");
-      const sources = await reader.sources(
+      const bodiesAsked = reader.sources(
         wanted.map((d) => d.message.uid),
         BODY_BYTES,
       );
+      bodiesAsked.catch(() => {}); // awaited below
+      askUpTo(2);
+      const bodies = await bodiesAsked;
       for (const d of wanted) {
-        const source = sources.get(d.message.uid);
+        const source = bodies.get(d.message.uid);
         d.content = source ? await contentOf(source, d.verdict.kind === "dsn") : { text: "", reportedRecipients: [] };
         if (d.verdict.kind === "reply" && !d.verdict.autoReply) d.peers = this.deps.records.domainPeers(d.verdict.target);
       }
       this.commit(key, box.uidValidity, range.to, decided, summary);
-      from = range.to + 1;
     }
-    // Aborted with a range in flight: let it finish before the connection is closed.
-    await ahead?.headers.catch(() => {});
+    // Aborted with ranges in flight: let them end before the connection is closed (a failure
+    // closes the connection, which ends them).
+    await Promise.all(asked.map((r) => r.headers.catch(() => {})));
   }
 
   private commit(key: string, uidValidity: string, to: number, decided: Decided[], summary: SyncSummary): void {
