@@ -21,6 +21,14 @@ export interface EncryptedColumnSet extends EncryptedTableShape {
   afterRewrite?(row: EncryptedRow, plaintexts: Record<string, string | null>, keyring: Keyring): void;
 }
 
+/** Where the store declares a table's encrypted columns: its table, row id, key id and ciphertext columns. */
+export type StoredColumns = Pick<EncryptedTableShape, "table" | "idColumn" | "keyIdColumn" | "columns">;
+
+/** A column set over the columns the store declares, with what the rotation needs besides (name, context, AAD). */
+export function columnSetOver(stored: StoredColumns, set: Omit<EncryptedColumnSet, keyof StoredColumns>): EncryptedColumnSet {
+  return { table: stored.table, idColumn: stored.idColumn, keyIdColumn: stored.keyIdColumn, columns: [...stored.columns], ...set };
+}
+
 export interface RotationProgress {
   set: string;
   done: number;

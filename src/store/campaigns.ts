@@ -174,12 +174,7 @@ export class CampaignsRepo {
       where.push("type = ?");
       args.push(filter.type);
     }
-    const clause = where.join(" AND ");
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM campaigns WHERE ${clause}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM campaigns WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as CampaignRow[];
-    return { rows, total };
+    return this.newestFirst<CampaignRow>("campaigns", where, args, limit, offset);
   }
 
   /**
@@ -245,11 +240,14 @@ export class CampaignsRepo {
     }
     // Unconfirmed: recorded as sent after a crash, waiting for the user's resolve.
     if (filter.unconfirmed !== undefined) where.push(filter.unconfirmed ? "status = 'sent' AND unconfirmed = 1" : "unconfirmed = 0");
+    return this.newestFirst<ExecutionRow>("campaign_executions", where, args, limit, offset);
+  }
+
+  /** One page of a table's rows matching every condition, newest first, and how many match in all. */
+  private newestFirst<Row>(table: "campaigns" | "campaign_executions", where: readonly string[], args: readonly unknown[], limit: number, offset: number): Page<Row> {
     const clause = where.join(" AND ");
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM campaign_executions WHERE ${clause}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM campaign_executions WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as ExecutionRow[];
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${clause}`).get(...args) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM ${table} WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as Row[];
     return { rows, total };
   }
 }

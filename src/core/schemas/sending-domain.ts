@@ -26,6 +26,16 @@ export type AddSendingDomainBody = z.infer<typeof AddSendingDomainBody>;
 export const DnsRecordPurpose = z.enum(["ownership", "dkim", "dkim_ed25519", "return_path", "spf", "dmarc"]);
 export type DnsRecordPurpose = z.infer<typeof DnsRecordPurpose>;
 
+/** A record's purpose as people read it: the CLI's PURPOSE column and a domain's `lastError`. */
+export const DNS_RECORD_PURPOSE_LABELS: Record<DnsRecordPurpose, string> = {
+  ownership: "ownership",
+  dkim: "DKIM",
+  dkim_ed25519: "DKIM (Ed25519)",
+  return_path: "return path",
+  spf: "SPF",
+  dmarc: "DMARC",
+};
+
 export const DnsRecordStatus = z.enum(["pending", "verified", "failed", "temporary_failure"]);
 export type DnsRecordStatus = z.infer<typeof DnsRecordStatus>;
 

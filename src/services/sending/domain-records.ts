@@ -1,5 +1,5 @@
 import { organisationalDomain } from "../../core/domain-name.js";
-import type { DmarcStatus, DnsRecord, DnsRecordStatus, DomainStatus } from "../../core/schemas/sending-domain.js";
+import { DNS_RECORD_PURPOSE_LABELS, type DmarcStatus, type DnsRecord, type DnsRecordStatus, type DomainStatus } from "../../core/schemas/sending-domain.js";
 import type { DnsAnswer, DnsLookup } from "../../providers/dns/resolver.js";
 
 /**
@@ -200,22 +200,13 @@ export function domainStatus(records: readonly DnsRecord[]): DomainStatus {
   return "pending";
 }
 
-const LABELS: Record<DnsRecord["purpose"], string> = {
-  ownership: "ownership",
-  dkim: "DKIM",
-  dkim_ed25519: "DKIM (Ed25519)",
-  return_path: "return path",
-  spf: "SPF",
-  dmarc: "DMARC",
-};
-
 /**
  * The domain's `lastError`: the first required record that is not verified, else a
  * temporary failure that was outvoted by an earlier verification; null when all is well.
  */
 export function summariseErrors(records: readonly DnsRecord[], temporaryReasons: readonly string[]): string | null {
   const problem = records.find((r) => r.required && r.status !== "verified" && r.error);
-  if (problem) return `${LABELS[problem.purpose]}: ${problem.error}`;
+  if (problem) return `${DNS_RECORD_PURPOSE_LABELS[problem.purpose]}: ${problem.error}`;
   if (temporaryReasons.length) return `temporary DNS failure (${temporaryReasons[0]}); records verified earlier were kept`;
   return null;
 }

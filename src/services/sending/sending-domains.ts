@@ -22,7 +22,7 @@ import {
   type RecordOutcome,
 } from "./domain-records.js";
 import type { ServiceDeps } from "../deps.js";
-import type { EncryptedColumnSet } from "../key-rotation.js";
+import { columnSetOver, type EncryptedColumnSet } from "../key-rotation.js";
 import type { PlanService } from "../access/plans.js";
 import { isManager, requireManager } from "../access/roles.js";
 
@@ -308,13 +308,9 @@ export function toSendingDomain(row: SendingDomainRow): SendingDomain {
 /** DKIM private keys for `outreach admin keys rotate`: re-encrypted under the new key like contacts. */
 export function sendingDomainsColumnSet(): EncryptedColumnSet {
   const shape = SENDING_DOMAIN_ENCRYPTED_COLUMNS;
-  return {
+  return columnSetOver(shape, {
     name: "sending domain DKIM keys",
-    table: shape.table,
-    idColumn: shape.idColumn,
-    keyIdColumn: shape.keyIdColumn,
-    columns: [...shape.columns],
     contextColumns: ["team_id"],
     aad: (row, column) => shape.aad({ team_id: row.team_id!, id: row.id! }, column),
-  };
+  });
 }

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Keyring } from "../../core/crypto.js";
 import type { Db } from "../../store/db.js";
 import { INSTANCE_SECRET_COLUMNS, InstanceSecretsRepo } from "../../store/instance-secrets.js";
-import type { EncryptedColumnSet } from "../key-rotation.js";
+import { columnSetOver, type EncryptedColumnSet } from "../key-rotation.js";
 
 const SECRET_NAME = "unsubscribe-token-key";
 const VERSION = 1;
@@ -69,13 +69,9 @@ export class UnsubscribeTokens {
 /** The unsubscribe-token key for `outreach admin keys rotate`: re-encrypted, its value unchanged. */
 export function instanceSecretsColumnSet(): EncryptedColumnSet {
   const shape = INSTANCE_SECRET_COLUMNS;
-  return {
+  return columnSetOver(shape, {
     name: "instance secrets",
-    table: shape.table,
-    idColumn: shape.idColumn,
-    keyIdColumn: shape.keyIdColumn,
-    columns: [...shape.columns],
     contextColumns: [],
     aad: (row) => shape.aad(row.name!),
-  };
+  });
 }

@@ -4,6 +4,7 @@ import type { CommandContext } from "../../context.js";
 import { example, withJson } from "../shared.js";
 import { printJson, printRows, timeCell } from "../../output.js";
 import { toUser } from "../../../services/access/identity.js";
+import { teamSlugFlag, userEmailFlag } from "./admin-flags.js";
 
 /** `outreach admin members add`: a user joins a workspace, or changes role in it. */
 export interface MembersAddOptions {
@@ -16,8 +17,8 @@ export function registerMembersAdd(members: Command, ctx: CommandContext): void 
   const command = members
     .command("add")
     .description("add a user to a workspace (or change their role)")
-    .requiredOption("--team <slug>", "workspace slug")
-    .requiredOption("--email <email>", "the user's email")
+    .addOption(teamSlugFlag())
+    .addOption(userEmailFlag())
     .addOption(new Option("--role <role>", Role.options.join(", ")).choices(Role.options).makeOptionMandatory())
     .action((options: MembersAddOptions) => runMembersAdd(ctx, options));
   example(command, "outreach admin members add --team acme --email bob@example.com --role admin");
@@ -35,7 +36,7 @@ export interface MembersListOptions {
 }
 
 export function registerMembersList(members: Command, ctx: CommandContext): void {
-  const command = withJson(members.command("list").description("list a workspace's members and their roles").requiredOption("--team <slug>", "workspace slug")).action(
+  const command = withJson(members.command("list").description("list a workspace's members and their roles").addOption(teamSlugFlag())).action(
     (options: MembersListOptions) => runMembersList(ctx, options),
   );
   example(command, "outreach admin members list --team acme");
@@ -65,8 +66,8 @@ export function registerMembersRm(members: Command, ctx: CommandContext): void {
     members
       .command("rm")
       .description("take a user out of a workspace (the user and their other workspaces stay; the last owner cannot leave)")
-      .requiredOption("--team <slug>", "workspace slug")
-      .requiredOption("--email <email>", "the user's email"),
+      .addOption(teamSlugFlag())
+      .addOption(userEmailFlag()),
   ).action((options: MembersRmOptions) => runMembersRm(ctx, options));
   example(command, "outreach admin members rm --team acme --email bob@example.com");
 }

@@ -4,6 +4,7 @@ import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
 import { example, type JsonOption, withJson } from "../shared.js";
 import { limitFlag } from "../../flags.js";
+import { teamSlugFlag } from "./admin-flags.js";
 
 /** `outreach admin teams create`: a workspace owned by an existing user. */
 export interface TeamsCreateOptions {
@@ -69,7 +70,7 @@ export function registerTeamsRename(teams: Command, ctx: CommandContext): void {
     teams
       .command("rename")
       .description("rename a workspace; its slug follows the name unless --slug is given")
-      .requiredOption("--team <slug>", "workspace slug")
+      .addOption(teamSlugFlag())
       .requiredOption("--name <name>", "the new name")
       .option("--slug <slug>", "the new slug (lowercase letters, digits, dashes)"),
   ).action((options: TeamsRenameOptions) => runTeamsRename(ctx, options));
@@ -102,7 +103,7 @@ export function registerTeamsSetPlan(teams: Command, ctx: CommandContext): void 
   const command = teams
     .command("set-plan")
     .description("change a workspace's plan and, optionally, override its limits")
-    .requiredOption("--team <slug>", "workspace slug")
+    .addOption(teamSlugFlag())
     .requiredOption("--plan <plan>", "plan name")
     .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
     .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')")

@@ -3,6 +3,7 @@ import { toUser } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
 import { example, withJson } from "../shared.js";
+import { userEmailFlag } from "./admin-flags.js";
 
 /** `outreach admin tokens create`: a new personal access token for a user. */
 export interface TokensCreateOptions {
@@ -13,7 +14,7 @@ export interface TokensCreateOptions {
 
 export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
   const command = withJson(
-    tokens.command("create").description("issue a new personal access token for a user").requiredOption("--email <email>", "the user's email").option("--name <name>", "a label for the token", "admin"),
+    tokens.command("create").description("issue a new personal access token for a user").addOption(userEmailFlag()).option("--name <name>", "a label for the token", "admin"),
   ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
   example(command, "outreach admin tokens create --email ada@example.com");
 }

@@ -3,6 +3,7 @@ import { toUser } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
 import { example, type JsonOption, withJson } from "../shared.js";
+import { userEmailFlag } from "./admin-flags.js";
 
 /** `outreach admin users create`: a user and their first personal access token. */
 export interface UsersCreateOptions {
@@ -64,7 +65,7 @@ export function registerUsersRm(users: Command, ctx: CommandContext): void {
     users
       .command("rm")
       .description("remove a user with their memberships and tokens (not the only owner of a workspace others are in, nor the only member of one)")
-      .requiredOption("--email <email>", "the user's email")
+      .addOption(userEmailFlag())
       .option("--with-workspaces", "also remove the workspaces the user is the only member of, with everything they hold"),
   ).action((options: UsersRmOptions) => runUsersRm(ctx, options));
   example(command, "outreach admin users rm --email bob@example.com", "outreach admin users rm --email bob@example.com --with-workspaces");

@@ -1,24 +1,15 @@
 import type { ApiClient } from "../../../client/api-client.js";
 import { normaliseDomain } from "../../../core/domain-name.js";
-import type { DnsRecord, SendingDomain } from "../../../core/schemas/sending-domain.js";
+import { DNS_RECORD_PURPOSE_LABELS, type DnsRecord, type SendingDomain } from "../../../core/schemas/sending-domain.js";
 import type { CommandContext } from "../../context.js";
 import { CliError, EXIT } from "../../exit-codes.js";
 import { printRows } from "../../output.js";
 
 /** What the `domains` verbs share: finding a domain by id or name, and its DNS records as a table. */
 
-export const PURPOSE: Record<DnsRecord["purpose"], string> = {
-  ownership: "ownership",
-  dkim: "DKIM",
-  dkim_ed25519: "DKIM (Ed25519)",
-  return_path: "return path",
-  spf: "SPF",
-  dmarc: "DMARC",
-};
-
 export function printRecords(ctx: CommandContext, records: readonly DnsRecord[], withResult: boolean): void {
   printRows(ctx.io, ctx.env, records, [
-    { header: "PURPOSE", value: (r) => PURPOSE[r.purpose] },
+    { header: "PURPOSE", value: (r) => DNS_RECORD_PURPOSE_LABELS[r.purpose] },
     { header: "TYPE", value: (r) => r.type },
     { header: "HOST", value: (r) => r.host },
     { header: "VALUE", value: (r) => r.value },

@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { ApiError, type ApiClient } from "../../../client/api-client.js";
-import type { SendingDomain } from "../../../core/schemas/sending-domain.js";
+import { DNS_RECORD_PURPOSE_LABELS, type SendingDomain } from "../../../core/schemas/sending-domain.js";
 import type { CommandContext } from "../../context.js";
 import { CliError, EXIT } from "../../exit-codes.js";
 import { durationFlag } from "../../flags.js";
 import { printJson } from "../../output.js";
 import { example, withJson } from "../shared.js";
-import { activeTeamId, findDomain, listDomains, printRecords, PURPOSE } from "./domain-lookup.js";
+import { activeTeamId, findDomain, listDomains, printRecords } from "./domain-lookup.js";
 
 /** `outreach domains verify DOMAIN`: its records looked up in DNS now, or with --wait until verified. */
 export interface VerifyFlags {
@@ -100,6 +100,6 @@ function reportChangedRecords(ctx: CommandContext, domain: SendingDomain, seen: 
     if (seen.get(key) === record.status) continue;
     seen.set(key, record.status);
     const colour = record.status === "verified" ? ctx.color.green : record.status === "failed" ? ctx.color.red : ctx.color.yellow;
-    ctx.info(`${PURPOSE[record.purpose].padEnd(11)} ${record.type.padEnd(5)} ${record.host}: ${colour(record.status)}${record.error ? ` (${record.error})` : ""}`);
+    ctx.info(`${DNS_RECORD_PURPOSE_LABELS[record.purpose].padEnd(11)} ${record.type.padEnd(5)} ${record.host}: ${colour(record.status)}${record.error ? ` (${record.error})` : ""}`);
   }
 }

@@ -138,11 +138,16 @@ export function leadRowToPlace(row: Record<string, unknown>, sourceKey: string):
     const value = cleanSocial(network, text(row, network) ?? text(nested, network));
     if (value) socials[network] = value;
   }
-  const street = cleanText(text(row, "street"));
-  const housenumber = cleanText(text(row, "housenumber"), 40);
-  const postcode = cleanText(text(row, "postcode"), 20);
-  const city = cleanText(text(row, "city"), 100);
-  const country = cleanCountry(text(row, "country"));
+  // Named once: the place keeps these parts, and an address the row lacks is formatted from them.
+  const located = {
+    street: cleanText(text(row, "street")),
+    housenumber: cleanText(text(row, "housenumber"), 40),
+    postcode: cleanText(text(row, "postcode"), 20),
+    city: cleanText(text(row, "city"), 100),
+    country: cleanCountry(text(row, "country")),
+    lat,
+    lng,
+  };
   const given = cleanText(text(row, "address"), BOUNDS.address);
   const key = cleanText(text(row, "placeId"), 400) ?? createHash("sha256").update(`${name}\u0000${lat}\u0000${lng}`).digest("hex").slice(0, 20);
   return {
@@ -150,14 +155,8 @@ export function leadRowToPlace(row: Record<string, unknown>, sourceKey: string):
     place: {
       placeId: `csv:${sourceKey}:${key}`,
       name,
-      address: given ?? formatAddress({ street, housenumber, postcode, city, country, lat, lng }),
-      street,
-      housenumber,
-      postcode,
-      city,
-      country,
-      lat,
-      lng,
+      address: given ?? formatAddress(located),
+      ...located,
       website: cleanWebsite(text(row, "website")),
       phone: cleanPhone(text(row, "phone")),
       email: cleanEmail(text(row, "email")),

@@ -242,26 +242,35 @@ function readUnsigned(part: ProtoReader | number, out: Scratch): void {
   else while (!part.done) out.push(part.varint());
 }
 
-function readWay(way: ProtoReader, pairs: TagPairs, sink: TaggedElementSink): void {
+/**
+ * Walks a Way message once and returns its id. Where its refs are goes to `refParts` (packed:
+ * a sub-reader; unpacked: the value); with `valParts`, its keys are decoded into `wayKeys`
+ * and where its values are goes to `valParts`, else both are skipped. Values and refs are
+ * decoded only if needed: most ways (buildings, roads) have no kept key. The fields are
+ * walked here rather than through `fields` and a callback: one closure fewer per way.
+ */
+function walkWay(way: ProtoReader, refParts: Array<ProtoReader | number>, valParts?: Array<ProtoReader | number>): number {
   let id = 0;
-  wayKeys.length = 0;
-  // Where the values and refs are (packed: a sub-reader; unpacked: the value), decoded only
-  // if needed: most ways (buildings, roads) have no kept key, and their values are never read.
-  const valParts: Array<ProtoReader | number> = [];
-  const refParts: Array<ProtoReader | number> = [];
-  // The fields walked here rather than through `fields` and a callback: one closure fewer per way.
   while (!way.done) {
     const key = way.varint();
     const f = Math.floor(key / 8);
     const w = key & 7;
     if (f === 1 && w === 0) id = way.varint();
-    else if (f === 2 && (w === 2 || w === 0)) readUnsigned(w === 2 ? way.sub() : way.varint(), wayKeys);
-    else if (f === 3 && w === 2) valParts.push(way.sub());
-    else if (f === 3 && w === 0) valParts.push(way.varint());
+    else if (valParts && f === 2 && (w === 2 || w === 0)) readUnsigned(w === 2 ? way.sub() : way.varint(), wayKeys);
+    else if (valParts && f === 3 && w === 2) valParts.push(way.sub());
+    else if (valParts && f === 3 && w === 0) valParts.push(way.varint());
     else if (f === 8 && w === 2) refParts.push(way.sub());
     else if (f === 8 && w === 0) refParts.push(way.svarint());
     else way.skip(w);
   }
+  return id;
+}
+
+function readWay(way: ProtoReader, pairs: TagPairs, sink: TaggedElementSink): void {
+  wayKeys.length = 0;
+  const valParts: Array<ProtoReader | number> = [];
+  const refParts: Array<ProtoReader | number> = [];
+  const id = walkWay(way, refParts, valParts);
   if (!pairs.anyKept(wayKeys.values, wayKeys.length)) return;
   wayVals.length = 0;
   for (const part of valParts) readUnsigned(part, wayVals);
@@ -328,18 +337,8 @@ export function readWayRefs(block: Buffer, wanted: (id: number) => boolean, onWa
     group.fields((field, wireType) => {
       if (field === 4) sawRelations = true;
       if (field !== 3 || wireType !== 2) return false;
-      const way = group.sub();
-      let id = 0;
       const refParts: Array<ProtoReader | number> = [];
-      while (!way.done) {
-        const key = way.varint();
-        const f = Math.floor(key / 8);
-        const w = key & 7;
-        if (f === 1 && w === 0) id = way.varint();
-        else if (f === 8 && w === 2) refParts.push(way.sub());
-        else if (f === 8 && w === 0) refParts.push(way.svarint());
-        else way.skip(w);
-      }
+      const id = walkWay(group.sub(), refParts);
       if (wanted(id)) onWay(id, decodeRefs(refParts));
       return true;
     });
