@@ -13,6 +13,8 @@ describe("does a page look script-built (the rule in extract/script-signals.ts)"
     ["cloaked", `${prose}<span class="em" data-user="info" data-domain="shop.de"></span>`],
     ["challenge", `<script>document.cookie = "pass=1; path=/"; location.reload();</script>`],
     ["app-shell", `<div id="root"></div><script src="/main.js"></script>`],
+    ["app-shell", `<div id="__nuxt"><div class="nuxt-loading">Loading…</div></div><script src="/_nuxt/4f1e.js"></script>`],
+    ["app-shell", `<div id="q-app"><style>.spin{margin:auto}</style><div class="spin" role="status"><div>Wird geladen &hellip;</div></div></div>`],
     ["noscript", `<noscript>Please enable JavaScript to view this site.</noscript><div id="page"></div>`],
     ["script-heavy", `<p>Laden</p><script>${"var x = 1;".repeat(100)}</script>`],
   ])("%s: %s", (reason, html) => {
@@ -24,6 +26,8 @@ describe("does a page look script-built (the rule in extract/script-signals.ts)"
     ["a page of prose with ordinary scripts", `${prose}<script src="/jquery.js"></script><script>$(function () { menu(); });</script>`],
     ["Cloudflare's data-cfemail (the static reader decodes it)", `${prose}<a href="/cdn-cgi/l/email-protection" class="__cf_email__" data-cfemail="0a636468614a797962657a24">[email&#160;protected]</a>`],
     ["a long page that mounts an app beside its text", `${prose}${prose}<div id="app"></div>`],
+    ["a server-rendered page wrapped in its mount point", `<div id="app"><div class="header">Bäckerei Huber</div>${prose}</div>`],
+    ["a mount point whose content does not close within the window", `<div id="root"><div><div>${prose}`],
   ])("not script-built: %s", (_name, html) => {
     expect(facts(`<html><body>${html}</body></html>`).scriptBuilt).toBeUndefined();
   });
