@@ -24,6 +24,7 @@ import { packedContactGrams } from "./023-packed-contact-grams.js";
 import { contactVerification } from "./027-contact-verification.js";
 import { contactOpeners } from "./028-contact-openers.js";
 import { labelTextBesideTags } from "./029-label-text-beside-tags.js";
+import { contactGramTail } from "./030-contact-gram-tail.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   contactVerification,
   contactOpeners,
   labelTextBesideTags,
+  contactGramTail,
 ];
