@@ -35,42 +35,45 @@ export function encodeSlot(entries: readonly SlotEntry[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Calls `visit` with each entry's gram, count, first seq and differences (views into `slot`). */
-function walkSlot(slot: Uint8Array, visit: (gram: Uint8Array, n: number, first: number, postings: Uint8Array) => boolean | void): void {
-  const at = { pos: 0 };
-  while (at.pos < slot.length) {
-    const gram = slot.subarray(at.pos, at.pos + 8);
-    at.pos += 8;
-    const n = readVarint(slot, at);
-    const first = readVarint(slot, at);
-    const length = readVarint(slot, at);
-    const postings = slot.subarray(at.pos, at.pos + length);
-    at.pos += length;
-    if (postings.length !== length) throw new Error("corrupt gram tail: an entry runs past its slot");
-    if (visit(gram, n, first, postings) === false) return;
+/**
+ * Calls `visit` with each entry's offset (its gram's 8 bytes start there), count, first seq
+ * and where its differences lie; nothing is copied (a search walks a slot per tail run).
+ */
+function walkSlot(slot: Buffer, visit: (at: number, n: number, first: number, start: number, end: number) => boolean | void): void {
+  const cursor = { pos: 0 };
+  while (cursor.pos < slot.length) {
+    const at = cursor.pos;
+    cursor.pos += 8;
+    const n = readVarint(slot, cursor);
+    const first = readVarint(slot, cursor);
+    const length = readVarint(slot, cursor);
+    const start = cursor.pos;
+    cursor.pos += length;
+    if (cursor.pos > slot.length) throw new Error("corrupt gram tail: an entry runs past its slot");
+    if (visit(at, n, first, start, cursor.pos) === false) return;
   }
 }
 
 /** Every entry of a slot, decoded. */
-export function decodeSlot(slot: Uint8Array): SlotEntry[] {
+export function decodeSlot(slot: Buffer): SlotEntry[] {
   const out: SlotEntry[] = [];
-  walkSlot(slot, (gram, n, first, postings) => {
+  walkSlot(slot, (at, n, first, start, end) => {
     const seqs: number[] = [];
-    decodeBlock(first, n, postings, seqs);
-    out.push({ gram: Buffer.from(gram), seqs });
+    decodeBlock(first, n, slot.subarray(start, end), seqs);
+    out.push({ gram: Buffer.from(slot.subarray(at, at + 8)), seqs });
   });
   return out;
 }
 
 /** Appends the seqs `gram` has in `slot` to `out` (ascending); returns how many. */
-export function seqsInSlot(slot: Uint8Array, gram: Buffer, out: number[] | undefined): number {
+export function seqsInSlot(slot: Buffer, gram: Buffer, out: number[] | undefined): number {
   let count = 0;
-  walkSlot(slot, (g, n, first, postings) => {
-    const order = gram.compare(g);
+  walkSlot(slot, (at, n, first, start, end) => {
+    const order = gram.compare(slot, at, at + 8);
     if (order > 0) return true;
     if (order === 0) {
       count = n;
-      if (out) decodeBlock(first, n, postings, out);
+      if (out) decodeBlock(first, n, slot.subarray(start, end), out);
     }
     // Entries are in key order: past the gram, it is not there.
     return false;
