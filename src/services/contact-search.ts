@@ -62,8 +62,10 @@ export class ContactSearch {
       const hashes = [...new Set(grams.map((g) => gramHash(keyring, filter.teamId, g, keyId)))];
       // Drive the intersection from the rarest gram: the others are index probes per candidate.
       const layout = this.deps.repo.gramLayout(filter.teamId);
-      const ranked = this.rankGrams(filter.teamId, hashes, layout);
-      if (ranked[0]!.n === 0) continue;
+      // Ranked by their packed blocks alone: the tail (a few recent runs, read once per run
+      // and gram) changes little in the order, and only the rarest's zero is confirmed.
+      const ranked = this.rankGrams(filter.teamId, hashes, { ...layout, runs: [] });
+      if (ranked[0]!.n === 0 && this.deps.repo.gramFrequency(filter.teamId, ranked[0]!.h, layout) === 0) continue;
       const candidates = this.deps.repo.candidates(filter, ranked.map((r) => r.h), keyId, layout);
       for (const c of candidates) {
         if (this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
