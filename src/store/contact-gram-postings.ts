@@ -1,6 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./connection.js";
 import { StatementCache } from "./db.js";
+import { ContactGramTail, distinctKeys, PIECES } from "./contact-gram-tail.js";
 import { blocksOf, decodeBlock, segmentOf, type GramBlock } from "./gram-blocks.js";
 
 /**
@@ -19,6 +20,10 @@ import { blocksOf, decodeBlock, segmentOf, type GramBlock } from "./gram-blocks.
  * caps what one write rewrites. New contacts get the highest seqs, so an import appends
  * to each gram's last block; an update, a rotation or a deletion edits the block its seq
  * falls in.
+ *
+ * New contacts' postings go first to the append-only tail (`contact-gram-tail.ts`, a run
+ * per import transaction); each append then takes one piece (a sixteenth of the gram space)
+ * of the whole tail over into the blocks here. Reads join both.
  */
 
 export { BLOCK_BYTES, blocksOf, decodeBlock, SEGMENT_SIZE, segmentOf, type GramBlock } from "./gram-blocks.js";
@@ -55,6 +60,12 @@ function difference(a: readonly number[], b: readonly number[]): number[] {
   return a.filter((v) => !drop.has(v));
 }
 
+/** Where a workspace's postings are: the packed index's segments and the tail's runs, each ascending. */
+export interface GramLayout {
+  segments: number[];
+  runs: number[];
+}
+
 /** Where a gram's blocks of one segment are. */
 interface BlockKey {
   teamId: string;
@@ -77,9 +88,13 @@ export function addToEdits(edits: GramEdits, seq: number, grams: Iterable<string
 
 export class ContactGramPostings {
   private readonly statements: StatementCache;
+  private readonly tail: ContactGramTail;
+  /** Per workspace, the tail's piece the next append takes over (round robin). */
+  private readonly nextPiece = new Map<string, number>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.statements = new StatementCache(db);
+    this.tail = new ContactGramTail(db);
   }
 
   /** A cache of its own: each of its SQL texts is always run in the same mode (raw, pluck or plain). */
@@ -88,33 +103,56 @@ export class ContactGramPostings {
   }
 
   /**
-   * The segments holding any of a workspace's postings, ascending: one seek each. A search
-   * reads each of its grams in these (the same list for all its grams).
+   * The segments and runs holding any of a workspace's postings: one seek each. A search
+   * reads each of its grams in these (the same for all its grams).
    */
-  segments(teamId: string): number[] {
-    const next = this.stmt("SELECT seg FROM contact_gram_postings WHERE team_id = ? AND seg > ? ORDER BY seg LIMIT 1").pluck();
-    const out: number[] = [];
-    for (let seg = next.get(teamId, -1) as number | undefined; seg !== undefined; seg = next.get(teamId, seg) as number | undefined) out.push(seg);
-    return out;
+  layout(teamId: string): GramLayout {
+    const segments = this.stmt(distinctKeys("contact_gram_postings", "seg")).pluck().all({ teamId }) as number[];
+    return { segments, runs: this.tail.runs(teamId) };
   }
 
   /** The seqs having `gram` (8-byte key), ascending. */
-  list(teamId: string, gram: Buffer, segments = this.segments(teamId)): number[] {
+  list(teamId: string, gram: Buffer, layout = this.layout(teamId)): number[] {
     const rows = this
       .stmt("SELECT first, n, postings FROM contact_gram_postings WHERE team_id = ? AND seg IN (SELECT value FROM json_each(?)) AND gram = ? ORDER BY seg, first")
       .raw()
-      .all(teamId, JSON.stringify(segments), gram) as Array<[number, number, Buffer]>;
+      .all(teamId, JSON.stringify(layout.segments), gram) as Array<[number, number, Buffer]>;
     const out: number[] = [];
     for (const [first, n, postings] of rows) decodeBlock(first, n, postings, out);
-    return out;
+    const recent = this.tail.list(teamId, gram, layout.runs);
+    // An update may have put a tail contact's new grams in the blocks: merged, not appended.
+    return recent.length === 0 ? out : out.length === 0 ? recent : union(out, recent);
   }
 
-  /** How many contacts have `gram`: a sum over its blocks, nothing decoded. */
-  count(teamId: string, gram: Buffer, segments = this.segments(teamId)): number {
-    return this
+  /** How many contacts have `gram`: a sum over its blocks and tail rows, nothing decoded. */
+  count(teamId: string, gram: Buffer, layout = this.layout(teamId)): number {
+    const packed = this
       .stmt("SELECT coalesce(sum(n), 0) FROM contact_gram_postings WHERE team_id = ? AND seg IN (SELECT value FROM json_each(?)) AND gram = ?")
       .pluck()
-      .get(teamId, JSON.stringify(segments), gram) as number;
+      .get(teamId, JSON.stringify(layout.segments), gram) as number;
+    return packed + this.tail.count(teamId, gram, layout.runs);
+  }
+
+  /**
+   * Adds the postings of new contacts (an import transaction's: seqs above every seq
+   * indexed) as a tail run, then takes the next piece of the tail over into the blocks.
+   * Seqs that are not new are added to the blocks directly.
+   */
+  append(teamId: string, edits: GramEdits): void {
+    let run = Infinity;
+    for (const seqs of edits.values()) for (const seq of seqs) run = Math.min(run, seq);
+    if (run === Infinity) return;
+    this.db.transaction(() => {
+      if (!this.tail.canAppend(teamId, run)) {
+        this.add(teamId, edits);
+        return;
+      }
+      this.tail.append(teamId, run, sortedEdits(edits));
+      const piece = this.nextPiece.get(teamId) ?? 0;
+      this.nextPiece.set(teamId, (piece + 1) % PIECES);
+      const taken = this.tail.take(teamId, piece);
+      if (taken.size > 0) this.add(teamId, taken);
+    })();
   }
 
   /** Adds postings; the grams of a batch are edited in key order (their pages in one sweep). */
@@ -125,14 +163,16 @@ export class ContactGramPostings {
   /** Removes postings (absent ones are ignored). */
   remove(teamId: string, edits: GramEdits): void {
     this.apply(teamId, edits, difference);
+    this.tail.remove(teamId, edits);
   }
 
   /**
    * Removes one seq from every gram of a workspace: for a contact whose grams cannot be
-   * computed (its key is not loaded). Reads the seq's whole segment: rare, never on a
-   * normal path.
+   * computed (its key is not loaded). Reads the seq's whole segment (and tail run): rare,
+   * never on a normal path.
    */
   purge(teamId: string, seq: number): void {
+    this.tail.purge(teamId, seq);
     const seg = segmentOf(seq);
     const rows = this.stmt("SELECT gram, first, n, postings FROM contact_gram_postings WHERE team_id = ? AND seg = ? AND first <= ?").raw().all(teamId, seg, seq) as Array<
       [Buffer, number, number, Buffer]

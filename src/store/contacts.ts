@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import { addToEdits, ContactGramPostings, type GramEdits } from "./contact-gram-postings.js";
+import { addToEdits, ContactGramPostings, type GramEdits, type GramLayout } from "./contact-gram-postings.js";
 import type { Db } from "./db.js";
 
 export interface ContactRow {
@@ -142,8 +142,8 @@ export class ContactsRepo {
 
   /**
    * Inserts contacts (in the caller's transaction), each with the next seq, then all their
-   * gram postings at once: per gram one edit of its last block for the whole batch, in key
-   * order, instead of a row per gram and contact.
+   * gram postings at once: one row per gram for the whole batch, appended to the index's
+   * tail in key order (`ContactGramPostings.append`), instead of a row per gram and contact.
    */
   insertAll(writes: readonly ContactWrite[]): void {
     if (writes.length === 0) return;
@@ -161,7 +161,7 @@ export class ContactsRepo {
       if (!team) edits.set(r.team_id, (team = new Map()));
       addToEdits(team, seq, write.grams);
     }
-    for (const [teamId, team] of edits) this.grams.add(teamId, team);
+    for (const [teamId, team] of edits) this.grams.append(teamId, team);
   }
 
   /** Rewrite a contact's columns, grams (replacing `oldGrams`, what its old email had) and tags. Guarded by team. */
@@ -241,9 +241,9 @@ export class ContactsRepo {
    * `total` is the posting lists' length and only the page's rows are read.
    */
   exactGramPage(filter: ContactFilter, grams: readonly string[], limit: number, offset: number): { total: number; rows: ContactRow[] } {
-    const segments = this.grams.segments(filter.teamId);
+    const layout = this.grams.layout(filter.teamId);
     let seqs: number[] = [];
-    for (const gram of grams) seqs = seqs.concat(this.grams.list(filter.teamId, gramKey(gram), segments));
+    for (const gram of grams) seqs = seqs.concat(this.grams.list(filter.teamId, gramKey(gram), layout));
     if (grams.length > 1) seqs = [...new Set(seqs)];
     if (seqs.length === 0) return { total: 0, rows: [] };
     if (filter.statuses?.length || filter.tags?.length || filter.verification?.length) {
@@ -368,14 +368,18 @@ export class ContactsRepo {
    * superset: callers confirm each by decrypting). The posting lists are intersected
    * from the rarest (callers order them); only the intersection's rows are read.
    */
-  candidates(filter: ContactFilter, grams: readonly string[], keyId: string): Array<{ id: string; email_ct: string; created_at: string }> {
-    const segments = this.grams.segments(filter.teamId);
+  candidates(
+    filter: ContactFilter,
+    grams: readonly string[],
+    keyId: string,
+    layout = this.grams.layout(filter.teamId),
+  ): Array<{ id: string; email_ct: string; created_at: string }> {
     let seqs: number[] | undefined;
     for (const gram of grams) {
       // Few candidates left: confirming them (by decryption) is cheaper than reading the
       // commoner grams' long posting lists, and confirmation decides anyway.
       if (seqs !== undefined && seqs.length <= CONFIRM_DIRECTLY) break;
-      const list = this.grams.list(filter.teamId, gramKey(gram), segments);
+      const list = this.grams.list(filter.teamId, gramKey(gram), layout);
       seqs = seqs === undefined ? list : intersect(seqs, list);
       if (seqs.length === 0) return [];
     }
@@ -388,8 +392,13 @@ export class ContactsRepo {
   }
 
   /** How many contacts carry a blind gram: to drive the intersection from the rarest. */
-  gramFrequency(teamId: string, gram: string): number {
-    return this.grams.count(teamId, gramKey(gram));
+  gramFrequency(teamId: string, gram: string, layout = this.grams.layout(teamId)): number {
+    return this.grams.count(teamId, gramKey(gram), layout);
+  }
+
+  /** Where a workspace's gram postings are: read once for all the grams of one search. */
+  gramLayout(teamId: string): GramLayout {
+    return this.grams.layout(teamId);
   }
 
   /** Every email ciphertext of a workspace passing the filters: the decrypt-and-scan path. */

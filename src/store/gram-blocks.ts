@@ -29,10 +29,14 @@ export interface GramBlock {
   postings: Buffer;
 }
 
-/** Splits ascending distinct seqs into blocks of at most BLOCK_BYTES of differences. */
-export function blocksOf(values: readonly number[]): GramBlock[] {
+/**
+ * Splits ascending distinct seqs into blocks of at most `maxBytes` of differences (a tail
+ * row, `contact-gram-tail.ts`, is one block of any size: Infinity).
+ */
+export function blocksOf(values: readonly number[], maxBytes = BLOCK_BYTES): GramBlock[] {
   const blocks: GramBlock[] = [];
-  const scratch = Buffer.allocUnsafe(BLOCK_BYTES + 10);
+  // A varint of a seq difference takes at most 8 bytes (seqs stay below 2^53).
+  const scratch = Buffer.allocUnsafe(Math.min(maxBytes, values.length * 8) + 10);
   let first = 0;
   let n = 0;
   let pos = 0;
@@ -42,7 +46,7 @@ export function blocksOf(values: readonly number[]): GramBlock[] {
     if (n > 0) {
       const before = pos;
       pos = putVarint(scratch, pos, value - previous);
-      if (pos <= BLOCK_BYTES) {
+      if (pos <= maxBytes) {
         n++;
         previous = value;
         continue;

@@ -3,6 +3,7 @@ import type { Services } from "../../src/services/index.js";
 import { contactAad } from "../../src/services/contacts/contacts-encryption.js";
 import { decodeBlock } from "../../src/store/contact-gram-postings.js";
 import type { Db } from "../../src/store/db.js";
+import { decodeSlot } from "../../src/store/gram-slots.js";
 
 /** A contact list query with the defaults the API fills in. */
 export const query = (q: Record<string, unknown> = {}) => ({ page: 1, limit: 20, ...q }) as never;
@@ -41,7 +42,10 @@ export function expectSameAsScan(services: Services, teamId: string, q: { search
   return expected.length;
 }
 
-/** Every stored posting, decoded from the packed blocks: (workspace, gram as upper-case hex, seq). */
+/**
+ * Every stored posting, decoded from the packed blocks and the tail's slots (migration
+ * 030): (workspace, gram as upper-case hex, seq).
+ */
 export function allPostings(db: Db): Array<{ teamId: string; gram: string; seq: number }> {
   const rows = db.prepare("SELECT team_id, hex(gram) AS gram, first, n, postings FROM contact_gram_postings").all() as Array<{
     team_id: string;
@@ -50,11 +54,14 @@ export function allPostings(db: Db): Array<{ teamId: string; gram: string; seq: 
     n: number;
     postings: Buffer;
   }>;
-  return rows.flatMap((r) => {
+  const packed = rows.flatMap((r) => {
     const seqs: number[] = [];
     decodeBlock(r.first, r.n, r.postings, seqs);
     return seqs.map((seq) => ({ teamId: r.team_id, gram: r.gram, seq }));
   });
+  const slots = db.prepare("SELECT team_id, grams FROM contact_gram_tail").all() as Array<{ team_id: string; grams: Buffer }>;
+  const tail = slots.flatMap((r) => decodeSlot(r.grams).flatMap((e) => e.seqs.map((seq) => ({ teamId: r.team_id, gram: e.gram.toString("hex").toUpperCase(), seq }))));
+  return [...packed, ...tail];
 }
 
 /** A contact's seq: its number in the gram postings. */

@@ -2,6 +2,7 @@ import { gramHash, gramsOf, GRAM_SIZE, MAX_GRAM_SIZE, normaliseEmail } from "../
 import type { Keyring } from "../../core/crypto.js";
 import { badRequest } from "../../core/errors.js";
 import type { ContactFilter, ContactRow, ContactsRepo } from "../../store/contacts.js";
+import type { GramLayout } from "../../store/contact-gram-postings.js";
 import type { ContactCipher } from "./contacts-encryption.js";
 
 /**
@@ -60,9 +61,12 @@ export class ContactSearch {
     for (const keyId of this.keyIdsInUse(filter.teamId)) {
       const hashes = [...new Set(grams.map((g) => gramHash(keyring, filter.teamId, g, keyId)))];
       // Drive the intersection from the rarest gram: the others are index probes per candidate.
-      const ranked = this.rankGrams(filter.teamId, hashes);
-      if (ranked[0]!.n === 0) continue;
-      const candidates = this.deps.repo.candidates(filter, ranked.map((r) => r.h), keyId);
+      const layout = this.deps.repo.gramLayout(filter.teamId);
+      // Ranked by their packed blocks alone: the tail (a few recent runs, read once per run
+      // and gram) changes little in the order, and only the rarest's zero is confirmed.
+      const ranked = this.rankGrams(filter.teamId, hashes, { ...layout, runs: [] });
+      if (ranked[0]!.n === 0 && this.deps.repo.gramFrequency(filter.teamId, ranked[0]!.h, layout) === 0) continue;
+      const candidates = this.deps.repo.candidates(filter, ranked.map((r) => r.h), keyId, layout);
       for (const c of candidates) {
         if (this.candidateEmail(c, filter.teamId).includes(needle)) out.push(c);
       }
@@ -133,10 +137,10 @@ export class ContactSearch {
    * Grams by posting count (a sum over their blocks), rarest first. A long query has many grams: once one is
    * rare enough to drive the intersection cheaply, the others are not counted.
    */
-  private rankGrams(teamId: string, hashes: string[]): Array<{ h: string; n: number }> {
+  private rankGrams(teamId: string, hashes: string[], layout: GramLayout): Array<{ h: string; n: number }> {
     const ranked: Array<{ h: string; n: number }> = [];
     for (const [i, h] of hashes.entries()) {
-      const n = this.deps.repo.gramFrequency(teamId, h);
+      const n = this.deps.repo.gramFrequency(teamId, h, layout);
       ranked.push({ h, n });
       if (n < RARE_ENOUGH) {
         ranked.push(...hashes.slice(i + 1).map((rest) => ({ h: rest, n: GRAM_RANK_CAP })));

@@ -26,6 +26,7 @@ import { contactOpeners } from "./028-contact-openers.js";
 import { labelTextBesideTags } from "./029-label-text-beside-tags.js";
 import { placeLabelWords } from "./030-place-label-words.js";
 import { dkimEd25519 } from "./031-dkim-ed25519.js";
+import { contactGramTail } from "./032-contact-gram-tail.js";
 import type { Migration } from "./migration.js";
 
 export type { Migration } from "./migration.js";
@@ -63,4 +64,5 @@ export const MIGRATIONS: readonly Migration[] = [
   labelTextBesideTags,
   placeLabelWords,
   dkimEd25519,
+  contactGramTail,
 ];
