@@ -15,10 +15,11 @@
 //   npm run build && node bench/enrich-browser.js [sites=100] [scripted=20]
 //
 // Everything runs on 127.0.0.1: each site is its own listener in this process.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { freePort } from "./fixtures/server.js";
+import { startServe } from "./fixtures/outreach-serve.js";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +28,9 @@ import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 const siteCount = Number(process.argv[2] ?? 100);
 const scriptedCount = Number(process.argv[3] ?? 20);
-const BIN = fileURLToPath(new URL("../bin/outreach.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Preloaded into the server: its own event-loop delay per phase (SIGUSR2 ends a phase). */
+const EVENT_LOOP_PROBE = ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url))];
 const CENTER = { lat: 47.141, lng: 9.5209 };
 
 
@@ -97,31 +100,16 @@ function browserRss(rootPid) {
   return rows.filter(([pid, , , comm]) => tree.has(pid) && /chrom/i.test(comm)).reduce((sum, [pid]) => sum + pss(pid), 0);
 }
 
-function firstLine(child, pattern) {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d) => {
-      seen += d;
-      const m = pattern.exec(seen);
-      if (m) resolve(m[0]);
-    });
-    child.on("close", () => reject(new Error(`child exited: ${seen}`)));
-  });
-}
-
 async function run(sites, browser) {
   const { dataDir, token } = prepareDataDir(sites);
   const port = await freePort();
   const loopFile = join(dataDir, "event-loop.json");
   const env = {
-    PATH: process.env.PATH, HOME: dataDir, BENCH_EVENT_LOOP: loopFile, OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0", OUTREACH_RATE_LIMIT: "0",
+    BENCH_EVENT_LOOP: loopFile, OUTREACH_ENRICH: "1", OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0",
     OUTREACH_ENRICH_BUDGET_MS: "120000", OUTREACH_ENRICH_SITE_BUDGET_MS: "100000", OUTREACH_BROWSER: browser ? "auto" : "off",
   };
-  const probe = ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url))];
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const serve = spawn(process.execPath, [...probe, ...profile, BIN, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdio: ["ignore", "pipe", "pipe"] });
-  serve.stderr.on("data", () => undefined);
-  const url = await firstLine(serve, /http:\/\/127\.0\.0\.1:\d+/);
+  const serve = await startServe(ROOT, dataDir, port, { nodeArgs: EVENT_LOOP_PROBE, env });
+  const url = `http://127.0.0.1:${port}`;
   try {
     serve.kill("SIGUSR2"); // the event-loop probe: start-up ends here
     const cpuBefore = mainThreadCpuMs(serve.pid);

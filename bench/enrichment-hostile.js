@@ -20,27 +20,18 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, median } from "./fixtures/server.js";
+import { firstLine, startServe } from "./fixtures/outreach-serve.js";
 import { openInstance } from "../dist/services/instance.js";
 import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 const runs = Number(process.argv[2] ?? 3);
 const siteCount = Number(process.argv[3] ?? 16);
 const kinds = process.argv[4] ?? "";
-const BIN = fileURLToPath(new URL("../bin/outreach.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Preloaded into the server: its own event-loop delay per phase (SIGUSR2 ends a phase). */
+const EVENT_LOOP_PROBE = ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url))];
 const CENTER = { lat: 47.141, lng: 9.5209 };
 
-
-function firstLine(child, pattern) {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d) => {
-      seen += d;
-      const m = pattern.exec(seen);
-      if (m) resolve(m[0]);
-    });
-    child.on("close", () => reject(new Error(`child exited: ${seen}`)));
-  });
-}
 
 const status = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 function resetPeak(pid) {
@@ -85,12 +76,11 @@ for (let run = 0; run < runs; run++) {
   const port = await freePort();
   const loopFile = join(dataDir, "event-loop.json");
   const env = {
-    PATH: process.env.PATH, HOME: dataDir, BENCH_EVENT_LOOP: loopFile, OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0", OUTREACH_RATE_LIMIT: "0",
+    BENCH_EVENT_LOOP: loopFile, OUTREACH_ENRICH: "1", OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0",
     OUTREACH_ENRICH_BUDGET_MS: "40000", OUTREACH_ENRICH_SITE_BUDGET_MS: "30000",
   };
-  const serve = spawn(process.execPath, ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url)), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), BIN, "serve", "--data-dir", dataDir, "--port", String(port)], { env, stdio: ["ignore", "pipe", "pipe"] });
-  serve.stderr.on("data", () => undefined);
-  const url = await firstLine(serve, /http:\/\/127\.0\.0\.1:\d+/);
+  const serve = await startServe(ROOT, dataDir, port, { nodeArgs: EVENT_LOOP_PROBE, env });
+  const url = `http://127.0.0.1:${port}`;
   try {
     // Baseline: the same server idle, after one ordinary search (its extraction workers are up).
     const search = (keywords) =>

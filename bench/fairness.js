@@ -22,7 +22,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { addContactRequest, seedReadersAndWriters, startServe, stopServe } from "./fixtures/contact-load.js";
+import { addContactRequest, seedReadersAndWriters } from "./fixtures/contact-load.js";
+import { startServe, stopServe } from "./fixtures/outreach-serve.js";
 import { freePort, median } from "./fixtures/server.js";
 
 const arg = (name, fallback) => {

@@ -17,7 +17,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { addContactRequest, nextEmail, seedReadersAndWriters, startServe, stopServe } from "./fixtures/contact-load.js";
+import { addContactRequest, nextEmail, seedReadersAndWriters } from "./fixtures/contact-load.js";
+import { startServe, stopServe } from "./fixtures/outreach-serve.js";
 import { freePort } from "./fixtures/server.js";
 
 const arg = (name, fallback) => {

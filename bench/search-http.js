@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { startServe, stopServe } from "./fixtures/contact-load.js";
+import { startServe, stopServe } from "./fixtures/outreach-serve.js";
 import { freePort, median } from "./fixtures/server.js";
 import { insertSyntheticPlaces, queryCentres, summary } from "./_synthetic-places.js";
 
