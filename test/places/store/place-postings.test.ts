@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { LocalPlaceProvider, termReadOf } from "../../../src/places/search/local.js";
 import { openDatabase } from "../../../src/store/db.js";
-import { MIGRATIONS } from "../../../src/store/migrations/index.js";
+import { MIGRATIONS, type Migration } from "../../../src/store/migrations/index.js";
 import { placePostings } from "../../../src/store/migrations/013-place-postings.js";
 import { cellCount, cellOf, cellSql, circleCellRanges, rangesWithout } from "../../../src/places/store/geo-grid.js";
 import Database from "better-sqlite3";
@@ -15,6 +15,19 @@ import { tempDir } from "../../helpers/data-dir.js";
 import { catchUpPlaces, packedIndex, rebuildsRequested, termIndex } from "../../helpers/place-terms.js";
 import { placesRepoSetup, placeWrite as place } from "../../helpers/place-writes.js";
 import { testVocabulary } from "../../helpers/places.js";
+
+/**
+ * A database file at the migration before `migration`, with one source of `kind` and a
+ * statement that writes places into it as that schema holds them (labels and category tags).
+ */
+function databaseBefore(migration: Migration, kind: "csv" | "osm") {
+  const file = join(tempDir(), "outreach.db");
+  const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(migration)));
+  const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES (?, ?, 'x', 'x', 't') RETURNING id").get(kind, kind === "csv" ? "old.csv" : "x.osm.pbf") as { id: number }).id;
+  const statement = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+  const insert = (placeId: string, name: string, lat: number, lng: number, categoryText: string, categoryTags: string) => statement.run(placeId, sourceId, name, lat, lng, categoryText, categoryTags);
+  return { file, before, insert };
+}
 
 describe("packed postings (encoding)", () => {
   test("round-trips ids, fields and flags exactly and coordinates to 1e-7 degrees (OSM's own grid: exactly)", () => {
@@ -170,13 +183,10 @@ describe("packed postings (kept in step with the places)", () => {
 
 describe("postings from places (migration 019)", () => {
   test("every place's cell is marked stale and opening the instance packs it from the places; place_terms and the R*Tree are gone and later writes still mark their cells", () => {
-    const file = join(tempDir(), "outreach.db");
-    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsFromPlaces)));
-    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
-    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
+    const { file, before, insert } = databaseBefore(postingsFromPlaces, "csv");
     // A tagged place's category_text holds only the labels its tags do not say (migration 029).
-    insert.run("a", sourceId, "Pizzeria Roma", 47.1, 9.5, "", "amenity=restaurant");
-    insert.run("b", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
+    insert("a", "Pizzeria Roma", 47.1, 9.5, "", "amenity=restaurant");
+    insert("b", "Hair Salon", 47.2, 9.6, "hairdresser", "");
     before.close();
     const after = openDatabase(file);
     try {
@@ -197,11 +207,8 @@ describe("postings from places (migration 019)", () => {
   });
 
   test("migration 021 clusters the postings by (term, cell) and keeps every one of them; refresh and the search still agree", () => {
-    const file = join(tempDir(), "outreach.db");
-    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(postingsByTerm)));
-    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('csv', 'old.csv', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
-    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
-    for (let i = 0; i < 60; i++) insert.run(`p${i}`, sourceId, `Pizzeria ${i % 7}`, 47.1 + (i % 9) * 0.013, 9.5 + (i % 11) * 0.017, "", "amenity=restaurant");
+    const { file, before, insert } = databaseBefore(postingsByTerm, "csv");
+    for (let i = 0; i < 60; i++) insert(`p${i}`, `Pizzeria ${i % 7}`, 47.1 + (i % 9) * 0.013, 9.5 + (i % 11) * 0.017, "", "amenity=restaurant");
     new PlacePostingsRepo(before).refresh();
     const packedBefore = packedIndex(before).packed;
     const provider = new LocalPlaceProvider(before, { vocabulary: testVocabulary });
@@ -254,12 +261,9 @@ describe("postings from places (migration 019)", () => {
 
 describe("label text beside tags (migration 029)", () => {
   test("a tagged place keeps only what its tags do not say; the cells it touched are rebuilt to agree", () => {
-    const file = join(tempDir(), "outreach.db");
-    const before = openDatabase(file, MIGRATIONS.slice(0, MIGRATIONS.indexOf(labelTextBesideTags)));
-    const sourceId = (before.prepare("INSERT INTO place_sources (kind, name, licence, attribution, imported_at) VALUES ('osm', 'x.osm.pbf', 'x', 'x', 't') RETURNING id").get() as { id: number }).id;
-    const insert = before.prepare("INSERT INTO places (place_id, source_id, name, address, lat, lng, category_text, category_tags, updated_at) VALUES (?, ?, ?, 'a', ?, ?, ?, ?, 't')");
-    insert.run("osm:node:1", sourceId, "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
-    insert.run("osm:node:2", sourceId, "Hair Salon", 47.2, 9.6, "hairdresser", "");
+    const { file, before, insert } = databaseBefore(labelTextBesideTags, "osm");
+    insert("osm:node:1", "Pizzeria Roma", 47.1, 9.5, "restaurant", "amenity=restaurant");
+    insert("osm:node:2", "Hair Salon", 47.2, 9.6, "hairdresser", "");
     before.close();
     const after = openDatabase(file);
     try {
