@@ -6,6 +6,7 @@ import { openDatabase } from "../../src/store/db.js";
 import { builtBin } from "../helpers/built-bin.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/data-dir.js";
+import { seeded } from "../helpers/seeded-random.js";
 
 /**
  * Ctrl-C during `contacts import` and `contacts export`: the built CLI spawned on a local
@@ -14,18 +15,6 @@ import { tempDir } from "../helpers/data-dir.js";
  */
 
 const ROWS = 3000;
-
-/** A small seeded generator (mulberry32): the same seed, the same moments. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

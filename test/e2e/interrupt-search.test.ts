@@ -11,6 +11,7 @@ import { closeAfterEach } from "../helpers/close-after-each.js";
 import { tempDir } from "../helpers/data-dir.js";
 import { insertLocality, insertPlaces, offsetKm, VADUZ } from "../helpers/places.js";
 import { runBin, spawnServe } from "../helpers/serve-bin.js";
+import { seeded } from "../helpers/seeded-random.js";
 
 /** A website that accepts every request and never answers: the search stays in its enrichment until stopped. */
 async function silentSite() {
@@ -25,17 +26,6 @@ async function silentSite() {
   /** Resolves with the next request the site receives (a search has reached its enrichment). */
   const nextRequest = () => new Promise<void>((resolve) => waiters.push(resolve));
   return { port: (server.address() as AddressInfo).port, nextRequest };
-}
-
-/** mulberry32: the same moments for the same seed. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

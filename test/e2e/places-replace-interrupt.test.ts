@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { builtBin } from "../helpers/built-bin.js";
 import { localCli } from "../helpers/local-cli.js";
 import { HAS_SHARED_DATA, liechtensteinPbf, SHARED_DATA_MISSING } from "../helpers/places-data.js";
+import { seeded } from "../helpers/seeded-random.js";
 
 /**
  * Ctrl-C at a terminal during `places import FILE --replace` over an earlier import of the
@@ -23,17 +24,6 @@ const SEARCHES = [
   ["hotel", "Schaan"],
   ["bank", "Vaduz"],
 ];
-
-/** A seeded generator (mulberry32): the same moments on every run of a seed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

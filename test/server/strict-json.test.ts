@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, parseStrictJson, StrictJsonError } from "../../src/server/strict-json.js";
-
-/** A pseudo-random generator with a seed, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded as random } from "../helpers/seeded-random.js";
 
 const ALPHABET = ['a', 'Z', '0', ' ', '"', '\\', '/', '\n', '\t', '\u0001', 'é', '€', '😀', '\ud800', '\u2028', '__proto__', 'constructor'];
 

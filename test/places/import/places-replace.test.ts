@@ -9,6 +9,7 @@ import { createTestInstance, type TestInstance } from "../../helpers/instance.js
 import { packedIndex } from "../../helpers/place-terms.js";
 import { HAS_SHARED_DATA, liechtensteinPbf, SHARED_DATA_MISSING } from "../../helpers/places-data.js";
 import { testVocabulary, VADUZ } from "../../helpers/places.js";
+import { seeded } from "../../helpers/seeded-random.js";
 
 /**
  * `places import --replace` (and a downloaded region's new extract) is atomic: stopped at
@@ -34,17 +35,6 @@ function stored(db: Db) {
     sources: db.prepare("SELECT * FROM place_sources ORDER BY id").all(),
     places: db.prepare("SELECT * FROM places ORDER BY id").all(),
     localities: db.prepare("SELECT count(*) FROM localities").pluck().get(),
-  };
-}
-
-/** A seeded generator (mulberry32): the same moments on every run of a seed. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

@@ -5,18 +5,9 @@ import { LocalPlaceProvider } from "../../../src/places/search/local.js";
 import type { LeadSort } from "../../../src/places/search/provider.js";
 import { createTestInstance } from "../../helpers/instance.js";
 import { insertPlaces, offsetKm, testVocabulary, type TestPlace } from "../../helpers/places.js";
+import { seeded } from "../../helpers/seeded-random.js";
 
 const signal = new AbortController().signal;
-
-/** A small deterministic generator (mulberry32), so a failure names the same index every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ORIGIN = { lat: 47.3, lng: 8.5 };
 
