@@ -167,6 +167,9 @@ export class BrowserRenderer implements PageRenderer {
     } catch (err) {
       if (err instanceof FetchError) throw err;
       if (signal.aborted) throw new FetchError("aborted", "the render was cancelled");
+      // A page that did not load within Playwright's own time limit is a slow site (retryable,
+      // pending in a search), not a broken browser.
+      if ((err as Error)?.name === "TimeoutError") throw new FetchError("timeout", `${url} did not load in time`);
       // The browser's own failure (a crash, a kill) says nothing lasting about the site: not cached.
       throw Object.assign(new FetchError("unreadable", `the browser could not show ${url}: ${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)}`), { transient: true });
     } finally {
