@@ -7,7 +7,8 @@
 //     against theirs alone (target ≤ 2), and every 5xx counted (SQLITE_BUSY would be one);
 //   - steady reads for --steady seconds: the worst answer against p50 (target ≤ 10), and the
 //     worst answer of each 10 s window; the server's event-loop delay (max and p99 of
-//     perf_hooks.monitorEventLoopDelay, sampled in the server by _event-loop-delay.mjs).
+//     perf_hooks.monitorEventLoopDelay, sampled in the server by _event-loop-delay.mjs), and
+//     its longest stalls split into the time the main thread ran and waited for a CPU.
 // The three phases run --rounds times, interleaved; ratios are medians of each round's own.
 // Each latency comes twice: autocannon's own over every answer ("all"), and leaving out each
 // connection's first answer, which autocannon times from net.connect() (TCP handshake,
@@ -168,6 +169,11 @@ try {
   console.log(`  worst answer per 10 s window (kept connections): ${steady.windows.map((ms) => ms.toFixed(0)).join(" ")} ms (the worst sent ${steady.worstAt.toFixed(1)} s into the phase)`);
   if (steadyDelays.length) {
     console.log(`  server event-loop delay per second: max of maxima ${Math.max(...steadyDelays.map((d) => d.max)).toFixed(0)} ms, median p99 ${median(steadyDelays.map((d) => d.p99)).toFixed(1)} ms`);
+    // Each second's longest stall, and what the main thread did meanwhile (_event-loop-delay.mjs): ran, or waited for a CPU.
+    const stalls = steadyDelays.map((d) => d.longestStall).filter(Boolean).sort((x, y) => y.ms - x.ms).slice(0, 5);
+    if (stalls.length) {
+      console.log(`  the longest loop stalls, ms (wall: ran + waited for a CPU + blocked): ${stalls.map((x) => `${x.ms.toFixed(0)}: ${x.ran.toFixed(0)} + ${x.queued.toFixed(0)} + ${Math.max(0, x.ms - x.ran - x.queued).toFixed(0)}`).join(", ")}`);
+    }
   }
   console.log(`ratio steady reads max / p50:                ${f(a.max / a.p50, 2)} kept connections, ${f(steady.latency.max / steady.latency.p50, 2)} all answers  (target ≤ 10)`);
 } finally {
