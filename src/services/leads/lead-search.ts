@@ -84,7 +84,7 @@ export class LeadSearchService {
     const place = await this.geocode(team.id, input, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
-    const reservation = this.deps.quota.reserve(team.id);
+    const reservation = this.deps.quota.reserve(team.id, team.limits);
     const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
     return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
   }
