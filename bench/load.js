@@ -13,12 +13,12 @@
 // The load generator (autocannon) shares the machine's cores with the server: compare the
 // columns of one run, not runs on differently loaded machines.
 import autocannon from "autocannon";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { addContactRequest, nextEmail, seedReadersAndWriters } from "./fixtures/contact-load.js";
-import { startServe, stopServe } from "./fixtures/outreach-serve.js";
+import { processCpuMs, startServe, stopServe } from "./fixtures/outreach-serve.js";
 import { freePort } from "./fixtures/server.js";
 
 const arg = (name, fallback) => {
@@ -62,12 +62,6 @@ function importer(url, token) {
       },
     ],
   });
-}
-
-/** CPU time (user + system) the server process has used so far, in ms (Linux: /proc). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 async function writtenContacts(url, token) {
@@ -117,11 +111,11 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, phase] of Object.entries(phases)) {
       const contactsBefore = await writtenContacts(url, writerToken);
-      const cpuBefore = cpuMs(child.pid);
+      const cpuBefore = processCpuMs(child.pid);
       const [reads, written] = [await phase()].flat();
       await settle(url, writerToken);
       const contactsWritten = (await writtenContacts(url, writerToken)) - contactsBefore;
-      if (name.endsWith("alone") && contactsWritten > 0) cpuPerContact[name].push((cpuMs(child.pid) - cpuBefore) / contactsWritten);
+      if (name.endsWith("alone") && contactsWritten > 0) cpuPerContact[name].push((processCpuMs(child.pid) - cpuBefore) / contactsWritten);
       for (const result of [reads, written].filter(Boolean)) {
         if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       }

@@ -45,10 +45,14 @@ function wantsNdjson(request: Request): boolean {
   return (request.headers.get("accept") ?? "").toLowerCase().includes(NDJSON);
 }
 
+/**
+ * Add the request's headers to an answer the app made, in place: its headers are mutable
+ * (made with `new Response`, as `onResponse` below relies on too), and copying it into a
+ * second Response cost every streamed search a Headers, a Response and a body hand-over.
+ */
 function withHeaders(response: Response, headers: Record<string, string>): Response {
-  const merged = new Headers(response.headers);
-  for (const [k, v] of Object.entries({ ...API_HEADERS, ...headers })) if (!merged.has(k)) merged.set(k, v);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+  for (const [k, v] of Object.entries({ ...API_HEADERS, ...headers })) if (!response.headers.has(k)) response.headers.set(k, v);
+  return response;
 }
 
 export function createApp(services: Services, options: CreateAppOptions = {}): ApiApp {

@@ -1,6 +1,7 @@
 import type { StreamLine } from "../core/contract/index.js";
 import { AppError, isAppError } from "../core/errors.js";
 import { API_HEADERS, type Logger } from "./errors.js";
+import { ndjsonLines } from "./ndjson-line.js";
 
 export function errorLine(err: unknown, log: Logger, extra: Record<string, unknown> = {}): StreamLine {
   if (!isAppError(err)) log(`internal error in stream: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -23,7 +24,8 @@ export function ndjsonResponse(
   const encoder = new TextEncoder();
   const iterator = source[Symbol.asyncIterator]();
   let finished = false;
-  const encode = (line: StreamLine) => encoder.encode(JSON.stringify(line) + "\n");
+  const lines = ndjsonLines();
+  const encode = (line: StreamLine) => encoder.encode(lines(line));
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (finished) return;

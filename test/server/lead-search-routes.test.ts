@@ -246,6 +246,17 @@ describe("POST /api/v1/map-leads/search", () => {
     expect(row.refunded_at).toBeNull();
   });
 
+  it("drops a provider's lead that breaks a bound of the Lead schema (only leads toLead made are taken on trust)", async () => {
+    const { instance, search } = await setup();
+    const tooLong = { ...lead("g:1", VADUZ.lat, VADUZ.lng), name: "x".repeat(301) };
+    const noAddress = { ...lead("g:2", VADUZ.lat, VADUZ.lng), address: "" };
+    useProvider(instance.services, fixedProvider([{ leads: [tooLong, lead("g:3", VADUZ.lat, VADUZ.lng), noAddress], nextCursor: null }]));
+    const json = SearchResult.parse(await (await search({ location: "Vaduz", keywords: "x" })).json());
+    expect(json.leads.map((l) => l.placeId)).toEqual(["g:3"]);
+    const lines = await readNdjson(await search({ location: "Vaduz", keywords: "x" }, { headers: { accept: "application/x-ndjson" } }));
+    expect((lines.at(-1)!.data as { leads: Array<{ placeId: string }> }).leads.map((l) => l.placeId)).toEqual(["g:3"]);
+  });
+
   it("rule 8: NDJSON framing: every line parses, progress first, exactly one terminal complete line with quota", async () => {
     const { search } = await setup({ plan: "free" });
     const res = await search({ location: "Vaduz", keywords: "restaurant" }, { headers: { accept: "application/x-ndjson" } });

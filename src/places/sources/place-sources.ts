@@ -1,4 +1,5 @@
 import type { Lead } from "../../core/schemas/lead.js";
+import { withSources } from "../../core/lead-values.js";
 import { ServiceError } from "../../providers/service-http.js";
 import { mergeRankedLists } from "./lead-merge.js";
 import { cursorOffset, ListCache, orderLeads, pageOfList } from "./list-pages.js";
@@ -88,7 +89,7 @@ export class PlaceSources implements PlaceSearchProvider {
 
   private async single(name: string, request: PlaceSearchRequest): Promise<PlaceSearchPage> {
     const page = await this.provider(name).search(request);
-    return { ...page, leads: page.leads.map((lead) => ({ ...lead, sources: [name] })) };
+    return { ...page, leads: page.leads.map((lead) => withSources(lead, [name])) };
   }
 
   private async mergedList(names: readonly string[], request: PlaceSearchRequest): Promise<MergedList & { requests: Record<string, number> }> {
@@ -129,7 +130,7 @@ export class PlaceSources implements PlaceSearchProvider {
     let cursor: string | null = null;
     do {
       const page: PlaceSearchPage = await provider.search({ ...request, cursor, sources: undefined });
-      for (const lead of page.leads) leads.push({ ...lead, sources: [name] });
+      for (const lead of page.leads) leads.push(withSources(lead, [name]));
       warnings.push(...(page.warnings ?? []));
       indexEmpty ||= page.indexEmpty === true;
       for (const [source, n] of Object.entries(page.requests ?? {})) requests[source] = (requests[source] ?? 0) + n;

@@ -3,7 +3,7 @@ import { AppError } from "../../core/errors.js";
 import { newId } from "../../core/ids.js";
 import type { Quota } from "../../core/schemas/quota.js";
 import { SearchQuotaRepo } from "../../store/search-quota.js";
-import type { PlanService } from "./plans.js";
+import type { EffectiveLimits, PlanService } from "./plans.js";
 import type { ServiceDeps } from "../deps.js";
 
 /** A new search's unit of quota, to refund if the provider fails. */
@@ -38,11 +38,13 @@ export class QuotaService {
     return this.describe(limits.plan, limits.dailySearches, this.repo.used(teamId, utcDay(now)), now);
   }
 
-  /** Take one search from today's allowance, or 403 `quota_exceeded` (nothing taken). */
-  reserve(teamId: string): QuotaReservation {
+  /**
+   * Take one search from today's allowance, or 403 `quota_exceeded` (nothing taken).
+   * `limits`: the team's, when the caller has just read them (the lead search has).
+   */
+  reserve(teamId: string, limits: EffectiveLimits = this.limitsOf(teamId)): QuotaReservation {
     const now = this.clock.now();
     const day = utcDay(now);
-    const limits = this.limitsOf(teamId);
     const id = newId("srch");
     const used = this.repo.reserve(id, teamId, day, limits.dailySearches, now.toISOString());
     if (used === undefined) {

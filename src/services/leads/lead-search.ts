@@ -1,5 +1,6 @@
 import { AppError, badRequest, isAppError } from "../../core/errors.js";
 import { distanceKm, type LatLng } from "../../core/geo.js";
+import { isBoundedLead } from "../../core/lead-values.js";
 import { DEFAULT_RADIUS_KM, Lead, type ResolvedLocation, type SearchInput, type SearchResult } from "../../core/schemas/lead.js";
 import { PAGE_SIZE, type GeocodeResult, type Geocoder, type PlaceSearchProvider } from "../../places/index.js";
 import { ServiceError } from "../../providers/service-http.js";
@@ -84,7 +85,7 @@ export class LeadSearchService {
     const place = await this.geocode(team.id, input, signal);
     this.assertContactRoom(team.id, team.limits);
     // A new search (a changed radius included) takes one unit, atomically.
-    const reservation = this.deps.quota.reserve(team.id);
+    const reservation = this.deps.quota.reserve(team.id, team.limits);
     const resolvedLocation: ResolvedLocation = { name: place.name, kind: place.kind, ...place.center };
     return this.accepted(team.id, params, { center: place.center, resolvedLocation }, null, reservation.id, reservation.id, input.refresh === true);
   }
@@ -159,10 +160,11 @@ export class LeadSearchService {
           });
         }
         // The strict circle and the Lead bounds hold whatever the provider did (a page
-        // may end up empty and still have a next page).
+        // may end up empty and still have a next page); a lead `toLead` made is in bounds
+        // by construction, any other is checked against the schema.
         const seen = new Set<string>();
         const leads = page.leads
-          .filter((lead) => Lead.safeParse(lead).success)
+          .filter((lead) => isBoundedLead(lead) || Lead.safeParse(lead).success)
           .filter((lead) => distanceKm(center, lead) <= params.radiusKm)
           .filter((lead) => !seen.has(lead.placeId) && seen.add(lead.placeId))
           .slice(0, PAGE_SIZE);
