@@ -159,7 +159,10 @@ export class LeadSearchService {
           });
         }
         // The strict circle and the Lead bounds hold whatever the provider did (a page
-        // may end up empty and still have a next page).
+        // may end up empty and still have a next page). The place-ID filter is not a
+        // second same-business rule (the provider applied the one rule, same-business.ts):
+        // it keeps the API's promise that a page never holds one `placeId` twice, which
+        // clients merging pages by `placeId` rely on.
         const seen = new Set<string>();
         const leads = page.leads
           .filter((lead) => Lead.safeParse(lead).success)
