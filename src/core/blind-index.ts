@@ -51,6 +51,14 @@ export function emailBlindIndex(keyring: Keyring, teamId: string, email: string,
   return keyring.hmac(EMAIL_BIDX_PURPOSE, `${teamId}\0${normaliseEmail(email)}`, keyId);
 }
 
+/**
+ * An email's blind index under each loaded master key: while a rotation runs, a row is
+ * under the old key or the new one, so a lookup asks for both.
+ */
+export function emailBlindIndexesUnderEveryKey(keyring: Keyring, teamId: string, email: string): string[] {
+  return keyring.keyIds.map((keyId) => emailBlindIndex(keyring, teamId, email, keyId));
+}
+
 export function gramHash(keyring: Keyring, teamId: string, gram: string, keyId?: string): string {
   return keyring.hmac(EMAIL_GRAM_PURPOSE, `${teamId}\0${gram}`, keyId).slice(0, GRAM_HEX);
 }

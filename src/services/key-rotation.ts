@@ -29,6 +29,11 @@ export function columnSetOver(stored: StoredColumns, set: Omit<EncryptedColumnSe
   return { table: stored.table, idColumn: stored.idColumn, keyIdColumn: stored.keyIdColumn, columns: [...stored.columns], ...set };
 }
 
+/** A column set of a table that names its rows by `id` and their master key by `key_id` (every workspace table does). */
+export function idKeyedColumnSet(set: Omit<EncryptedColumnSet, "idColumn" | "keyIdColumn">): EncryptedColumnSet {
+  return { idColumn: "id", keyIdColumn: "key_id", ...set };
+}
+
 export interface RotationProgress {
   set: string;
   done: number;

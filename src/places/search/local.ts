@@ -12,7 +12,7 @@ import { loadCategoryVocabulary, withinOneEdit, type CategoryVocabulary } from "
 import { PlaceLabelWords } from "../store/place-label-words.js";
 import { parseKeywords, type QuerySlot } from "./keywords.js";
 import { PAGE_SIZE, type LeadSort, type PlaceSearchPage, type PlaceSearchProvider, type PlaceSearchRequest, type ResolvedPlace } from "./provider.js";
-import { businessNameKey, sameBusiness } from "./same-business.js";
+import { businessNameKey, ONE_SOURCE, sameBusiness } from "./same-business.js";
 import { textMatcher } from "./slot-match.js";
 import { TermMatches, type Ranked } from "./term-matches.js";
 
@@ -303,7 +303,8 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
    */
   private pageOf(ranked: Ranked[], offset: number): { leads: Lead[]; consumed: number } {
     const kept: Lead[] = [];
-    // Kept records by name: a record is compared (`sameBusiness`) only with those of its name.
+    // Kept records by name: a record is compared (`sameBusiness`) only with those of its name
+    // (within one source, records of two names are never one business).
     const byName = new Map<string, PlaceRow[]>();
     let consumed = 0;
     const want = offset + PAGE_SIZE;
@@ -318,7 +319,7 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
         const name = businessNameKey(row.name);
         const sameName = byName.get(name);
         if (sameName) {
-          if (sameName.some((other) => sameBusiness(other, row))) continue;
+          if (sameName.some((other) => sameBusiness(other, row, ONE_SOURCE))) continue;
           sameName.push(row);
         } else if (name) byName.set(name, [row]);
         kept.push(lead);

@@ -1,33 +1,61 @@
 import { distanceKm } from "../../core/geo.js";
-import type { Lead } from "../../core/schemas/lead.js";
+import { domainOf } from "../../core/lead-values.js";
 import { searchTokens } from "../store/search-tokens.js";
 
 /**
  * When two records in one result are the same business, so the search shows it once: the
- * one home of that rule, for the local index's records (`sameBusiness`: a node and a
- * building outline of one shop) and for records of several sources merged into one list
- * (`sameBusinessAcrossSources`, `sources/lead-merge.ts`). Both start from the same folded
- * name (`businessNameKey`) and place ID; what else counts differs only by what the records
- * can tell.
+ * one rule, for the local index's records (`local.ts`: a node and a building outline of one
+ * shop) and for the records of several sources merged into one list (`sources/lead-merge.ts`:
+ * OSM's and Google's record of one café, or two Google tiles).
  *
- * One source: same name, and either the same street address, or at most SAME_SPOT_KM apart
- * with no different address; in both cases nothing else that says otherwise (a different
- * phone or website). Branches of a chain 30 m apart, each with its own address, stay two
- * leads; so do two salons of one name on two floors of a building, each with its own phone.
+ * 1. The same place ID: one business.
+ * 2. A phone or a website host that both know and that differ: two businesses (two salons
+ *    of one name on two floors of a building, each with its own phone).
+ * 3. Across sources only: the same phone or website host within 1 km: one business, whatever
+ *    the names ("Löwen" and "Gasthaus zum Löwen").
+ * 4. Otherwise the same folded name (`businessNameKey`) is needed, and then the same street
+ *    address, or, where either address is unknown, at most the scope's `spotKm` apart.
+ *    Branches of a chain 30 m apart, each with its own address, stay two leads.
+ *
+ * What differs between the two callers is only what the records can tell, made explicit in
+ * `SameBusinessScope` (never by which function is called): one source names and places a
+ * business one way, two sources do not. Example of a pair the scopes must judge apart: a hotel
+ * "Adler" and its restaurant "Stube im Adler" in the local index, 20 m apart with one phone
+ * number, are two leads (one source gave them two names, so they are two places); an OSM
+ * "Löwen" and a Google "Gasthaus zum Löwen" 20 m apart with one phone are one business (two
+ * sources name one place their own way). Likewise OSM's node and building of one shop agree
+ * within 25 m, while two sources' geocoding of it may be 50 m apart.
  */
 
-/** Two points of one business: a node and the centroid of its building, two sources' geocoding. */
-export const SAME_SPOT_KM = 0.025;
-
 export interface BusinessRecord {
+  /** Absent for records that are distinct places by construction (rows of the local index). */
+  placeId?: string;
   name: string;
-  street: string | null;
-  housenumber: string | null;
+  /** Structured address: only the local index has it (a Lead's one-line address is each source's own writing). */
+  street?: string | null;
+  housenumber?: string | null;
   phone: string | null;
   website: string | null;
   lat: number;
   lng: number;
 }
+
+export interface SameBusinessScope {
+  /** How far apart two records of one name may stand and be one business when their addresses do not settle it. */
+  spotKm: number;
+  /** How far apart two records sharing a phone or a website host are one business whatever their names; null: never on that alone. */
+  sharedContactKm: number | null;
+}
+
+/** Records of one source (the local index): a node and the centroid of its building. */
+export const ONE_SOURCE: SameBusinessScope = { spotKm: 0.025, sharedContactKm: null };
+
+/**
+ * Records of several sources (or several tiles of one): each geocodes a business its own way
+ * (50 m) and names it its own way (a shared contact says more than the name). Not further than
+ * 1 km, because branches of a chain share a website (every McDonald's has mcdonalds.com).
+ */
+export const SEVERAL_SOURCES: SameBusinessScope = { spotKm: 0.05, sharedContactKm: 1 };
 
 const words = (text: string | null | undefined) => searchTokens(text).join(" ");
 
@@ -42,58 +70,39 @@ function addressOf(record: BusinessRecord): string | null {
   return `${words(record.street).replace(/(?<=\S)\s?(str|strasse)$/, "strasse")} ${words(record.housenumber)}`;
 }
 
-/** The last nine digits (an international and a national form of one number agree). */
-function phoneOf(record: BusinessRecord): string | null {
-  const digits = record.phone?.replace(/\D/g, "") ?? "";
-  return digits.length >= 5 ? digits.slice(-9) : null;
+/** A phone's digits without leading zeros (the trunk 0 of a national form, the 00 of an international one). */
+function phoneDigits(phone: string): string | null {
+  const digits = phone.replace(/\D/g, "").replace(/^0+/, "");
+  return digits.length >= 5 ? digits : null;
 }
 
-/** A website's host without `www.` (stored websites are already valid http(s) URLs). */
-function hostOf(record: BusinessRecord): string | null {
-  const host = record.website ? /^https?:\/\/(?:[^@/?#]*@)?([^/:?#]+)/i.exec(record.website)?.[1] : undefined;
-  return host ? host.toLowerCase().replace(/^www\./, "") : null;
+type Agreement = "same" | "different" | "unknown";
+
+/** Two facts compared: "unknown" unless both records have it. */
+function agreement(a: string | null, b: string | null): Agreement {
+  return a === null || b === null ? "unknown" : a === b ? "same" : "different";
 }
 
-/** Both known and different. */
-const conflict = (a: string | null, b: string | null) => a !== null && b !== null && a !== b;
-
-/** Whether two records with the same `businessNameKey` are one business (each fact computed only when both have it). */
-export function sameBusiness(a: BusinessRecord, b: BusinessRecord): boolean {
-  if (a.phone && b.phone && conflict(phoneOf(a), phoneOf(b))) return false;
-  if (a.website && b.website && conflict(hostOf(a), hostOf(b))) return false;
-  const addressA = addressOf(a);
-  const addressB = addressA === null ? null : addressOf(b);
-  if (addressA !== null && addressB !== null) return addressA === addressB;
-  return distanceKm(a, b) <= SAME_SPOT_KM;
+/** One number when the shorter digits end the longer: "+423 232 11 11" = "232 11 11", "+49 89 123456" = "089 123456". */
+function phoneAgreement(a: string | null, b: string | null): Agreement {
+  const x = a ? phoneDigits(a) : null;
+  const y = x && b ? phoneDigits(b) : null;
+  if (x === null || y === null) return "unknown";
+  return x.length >= y.length ? (x.endsWith(y) ? "same" : "different") : y.endsWith(x) ? "same" : "different";
 }
 
-/** Across sources, same folded name this close: one business (each source geocodes it its own way). */
-const SAME_NAME_ACROSS_SOURCES_KM = 0.05;
-/**
- * Across sources, same website domain or international phone this close: one business. Not
- * further, because branches of a chain share both (every McDonald's has mcdonalds.com).
- */
-const SAME_CONTACT_KM = 1;
-
-/** The international phone's digits ("+377 93 15 00 00" → "37793150000"); a national number says too little across sources. */
-function internationalPhone(phone: string | null): string | null {
-  if (!phone || !phone.trim().startsWith("+")) return null;
-  return phone.replace(/\D/g, "");
-}
-
-/**
- * Whether two leads of two sources (or two tiles of one) are one business (docs/api.md,
- * "Sources"): the same place ID; the same website domain or international phone within
- * 1 km; the same folded name within 50 m. Addresses are not compared: each source writes
- * them its own way.
- */
-export function sameBusinessAcrossSources(a: Lead, b: Lead): boolean {
-  if (a.placeId === b.placeId) return true;
+/** Whether two records are one business under `scope` (each fact computed only when both have it). */
+export function sameBusiness(a: BusinessRecord, b: BusinessRecord, scope: SameBusinessScope): boolean {
+  if (a.placeId !== undefined && a.placeId === b.placeId) return true;
+  const phones = phoneAgreement(a.phone, b.phone);
+  if (phones === "different") return false;
+  const hosts = a.website && b.website ? agreement(domainOf(a.website), domainOf(b.website)) : "unknown";
+  if (hosts === "different") return false;
   const d = distanceKm(a, b);
-  if (d <= SAME_CONTACT_KM) {
-    if (a.domain && a.domain === b.domain) return true;
-    const pa = internationalPhone(a.phone);
-    if (pa && pa === internationalPhone(b.phone)) return true;
-  }
-  return d <= SAME_NAME_ACROSS_SOURCES_KM && businessNameKey(a.name) === businessNameKey(b.name);
+  if (scope.sharedContactKm !== null && (phones === "same" || hosts === "same") && d <= scope.sharedContactKm) return true;
+  if (businessNameKey(a.name) !== businessNameKey(b.name)) return false;
+  const addressA = addressOf(a);
+  const addresses = addressA === null ? "unknown" : agreement(addressA, addressOf(b));
+  if (addresses !== "unknown") return addresses === "same";
+  return d <= scope.spotKm;
 }

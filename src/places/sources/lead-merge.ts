@@ -1,5 +1,5 @@
 import type { Lead } from "../../core/schemas/lead.js";
-import { sameBusinessAcrossSources } from "../search/same-business.js";
+import { sameBusiness, SEVERAL_SOURCES } from "../search/same-business.js";
 
 /** How much a record says: the fields a lead is worth having for. */
 function richness(lead: Lead): number {
@@ -32,7 +32,7 @@ export function mergeLeads(first: Lead, other: Lead): Lead {
 /**
  * One list from several sources' ranked lists: taken in turns (the first of each source,
  * then the second of each…), each record merged into an earlier one of the same business
- * (`sameBusinessAcrossSources`) or kept as a new lead.
+ * (`sameBusiness` with the SEVERAL_SOURCES scope) or kept as a new lead.
  */
 export function mergeRankedLists(lists: ReadonlyArray<readonly Lead[]>): Lead[] {
   const merged: Lead[] = [];
@@ -41,7 +41,7 @@ export function mergeRankedLists(lists: ReadonlyArray<readonly Lead[]>): Lead[] 
     for (const list of lists) {
       const lead = list[rank];
       if (!lead) continue;
-      const index = merged.findIndex((m) => sameBusinessAcrossSources(m, lead));
+      const index = merged.findIndex((m) => sameBusiness(m, lead, SEVERAL_SOURCES));
       if (index === -1) merged.push(lead);
       else merged[index] = mergeLeads(merged[index]!, lead);
     }

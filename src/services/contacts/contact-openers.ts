@@ -2,7 +2,7 @@ import type { Keyring } from "../../core/crypto.js";
 import { newId } from "../../core/ids.js";
 import type { Db } from "../../store/db.js";
 import { ContactOpenersRepo, type ContactOpenerRow } from "../../store/contact-openers.js";
-import type { EncryptedColumnSet } from "../key-rotation.js";
+import { idKeyedColumnSet, type EncryptedColumnSet } from "../key-rotation.js";
 
 /**
  * Openers as stored: encrypted like the contact data they are made of (docs/security.md),
@@ -64,13 +64,11 @@ export class ContactOpenerStore {
 
 /** Openers for the key rotation (`outreach admin keys rotate`). */
 export function contactOpenersColumnSet(): EncryptedColumnSet {
-  return {
+  return idKeyedColumnSet({
     name: "contact openers",
     table: "contact_openers",
-    idColumn: "id",
-    keyIdColumn: "key_id",
     columns: ["opener_ct"],
     contextColumns: ["team_id", "campaign_id", "contact_id"],
     aad: (row) => aad(row as Pick<ContactOpenerRow, "team_id" | "campaign_id" | "contact_id">),
-  };
+  });
 }

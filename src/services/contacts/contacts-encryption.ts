@@ -1,11 +1,11 @@
-import { emailBlindIndex, emailGramHashes, GramHashCache } from "../../core/blind-index.js";
+import { emailBlindIndex, emailBlindIndexesUnderEveryKey, emailGramHashes, GramHashCache } from "../../core/blind-index.js";
 import { KeyringError, type Keyring } from "../../core/crypto.js";
 import { AppError } from "../../core/errors.js";
 import type { Contact, ContactStatus } from "../../core/schemas/contact.js";
 import type { Verification } from "../../core/schemas/verification.js";
 import { ContactsRepo, type ContactRow, type ContactWrite } from "../../store/contacts.js";
 import type { Db } from "../../store/db.js";
-import type { EncryptedColumnSet } from "../key-rotation.js";
+import { idKeyedColumnSet, type EncryptedColumnSet } from "../key-rotation.js";
 
 /** The encrypted columns of a contact and the field each holds. */
 export const CONTACT_ENCRYPTED_FIELDS = { email_ct: "email", name_ct: "name", phone_ct: "phone" } as const;
@@ -113,8 +113,7 @@ export class ContactCipher {
 
   /** Blind indexes of an email under every loaded key (one, or two during a rotation). */
   blindIndexes(teamId: string, email: string): string[] {
-    const keyring = this.keys.get();
-    return keyring.keyIds.map((keyId) => emailBlindIndex(keyring, teamId, email, keyId));
+    return emailBlindIndexesUnderEveryKey(this.keys.get(), teamId, email);
   }
 }
 
@@ -125,11 +124,9 @@ export class ContactCipher {
  */
 export function contactsColumnSet(db: Db): EncryptedColumnSet {
   const repo = new ContactsRepo(db);
-  return {
+  return idKeyedColumnSet({
     name: "contacts",
     table: "contacts",
-    idColumn: "id",
-    keyIdColumn: "key_id",
     columns: Object.keys(CONTACT_ENCRYPTED_FIELDS),
     // seq: the contact's number in the gram postings.
     contextColumns: ["team_id", "seq"],
@@ -142,5 +139,5 @@ export function contactsColumnSet(db: Db): EncryptedColumnSet {
       const seq = Number(row.seq);
       repo.replaceGrams(teamId, row.id!, seq, emailGramHashes(keyring, teamId, email, row.key_id!), emailGramHashes(keyring, teamId, email));
     },
-  };
+  });
 }

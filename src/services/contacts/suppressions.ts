@@ -1,9 +1,9 @@
-import { emailBlindIndex } from "../../core/blind-index.js";
+import { emailBlindIndex, emailBlindIndexesUnderEveryKey } from "../../core/blind-index.js";
 import type { Keyring } from "../../core/crypto.js";
 import { newId } from "../../core/ids.js";
 import type { Db } from "../../store/db.js";
 import { SuppressionsRepo } from "../../store/suppressions.js";
-import type { EncryptedColumnSet } from "../key-rotation.js";
+import { idKeyedColumnSet, type EncryptedColumnSet } from "../key-rotation.js";
 
 const aad = (teamId: string, id: string) => `email_suppressions/${teamId}/${id}/email`;
 
@@ -36,24 +36,21 @@ export class SuppressionList {
   }
 
   has(teamId: string, email: string): boolean {
-    const keyring = this.deps.keys.get();
-    return this.repo.anyOf(teamId, keyring.keyIds.map((keyId) => emailBlindIndex(keyring, teamId, email, keyId)));
+    return this.repo.anyOf(teamId, emailBlindIndexesUnderEveryKey(this.deps.keys.get(), teamId, email));
   }
 }
 
 /** Suppressed addresses for the key rotation: re-encrypted, their blind index recomputed. */
 export function suppressionsColumnSet(db: Db): EncryptedColumnSet {
   const repo = new SuppressionsRepo(db);
-  return {
+  return idKeyedColumnSet({
     name: "email suppressions",
     table: "email_suppressions",
-    idColumn: "id",
-    keyIdColumn: "key_id",
     columns: ["email_ct"],
     contextColumns: ["team_id"],
     aad: (row) => aad(row.team_id!, row.id!),
     afterRewrite(row, plaintexts, keyring) {
       repo.setBlindIndex(row.id!, emailBlindIndex(keyring, row.team_id!, plaintexts.email_ct!));
     },
-  };
+  });
 }

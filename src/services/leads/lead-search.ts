@@ -161,7 +161,10 @@ export class LeadSearchService {
         }
         // The strict circle and the Lead bounds hold whatever the provider did (a page
         // may end up empty and still have a next page); a lead `toLead` made is in bounds
-        // by construction, any other is checked against the schema.
+        // by construction, any other is checked against the schema. The place-ID filter is
+        // not a second same-business rule (the provider applied the one rule,
+        // same-business.ts): it keeps the API's promise that a page never holds one `placeId`
+        // twice, which clients merging pages by `placeId` rely on.
         const seen = new Set<string>();
         const leads = page.leads
           .filter((lead) => isBoundedLead(lead) || Lead.safeParse(lead).success)

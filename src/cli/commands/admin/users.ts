@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toUser } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 import { userEmailFlag } from "./admin-flags.js";
 
 /** `outreach admin users create`: a user and their first personal access token. */
@@ -13,14 +13,14 @@ export interface UsersCreateOptions {
 }
 
 export function registerUsersCreate(users: Command, ctx: CommandContext): void {
-  const command = withJson(
-    users
-      .command("create")
-      .description("create a user and print their first personal access token")
-      .requiredOption("--email <email>", "email address")
-      .requiredOption("--name <name>", "display name"),
+  defineVerb(
+    users,
+    { name: "create", description: "create a user and print their first personal access token", json: true, examples: ["outreach admin users create --email bob@example.com --name Bob"] },
+    (command) =>
+      command
+        .requiredOption("--email <email>", "email address")
+        .requiredOption("--name <name>", "display name"),
   ).action((options: UsersCreateOptions) => runUsersCreate(ctx, options));
-  example(command, "outreach admin users create --email bob@example.com --name Bob");
 }
 
 export function runUsersCreate(ctx: CommandContext, options: UsersCreateOptions): void {
@@ -36,8 +36,7 @@ export function runUsersCreate(ctx: CommandContext, options: UsersCreateOptions)
 export type UsersListOptions = JsonOption;
 
 export function registerUsersList(users: Command, ctx: CommandContext): void {
-  const command = withJson(users.command("list").description("list every user and how many workspaces each is in")).action((options: UsersListOptions) => runUsersList(ctx, options));
-  example(command, "outreach admin users list", "outreach admin users list --json");
+  defineVerb(users, { name: "list", description: "list every user and how many workspaces each is in", json: true, examples: ["outreach admin users list", "outreach admin users list --json"] }).action((options: UsersListOptions) => runUsersList(ctx, options));
 }
 
 export function runUsersList(ctx: CommandContext, options: UsersListOptions): void {
@@ -61,14 +60,19 @@ export interface UsersRmOptions {
 }
 
 export function registerUsersRm(users: Command, ctx: CommandContext): void {
-  const command = withJson(
-    users
-      .command("rm")
-      .description("remove a user with their memberships and tokens (not the only owner of a workspace others are in, nor the only member of one)")
-      .addOption(userEmailFlag())
-      .option("--with-workspaces", "also remove the workspaces the user is the only member of, with everything they hold"),
+  defineVerb(
+    users,
+    {
+      name: "rm",
+      description: "remove a user with their memberships and tokens (not the only owner of a workspace others are in, nor the only member of one)",
+      json: true,
+      examples: ["outreach admin users rm --email bob@example.com", "outreach admin users rm --email bob@example.com --with-workspaces"],
+    },
+    (command) =>
+      command
+        .addOption(userEmailFlag())
+        .option("--with-workspaces", "also remove the workspaces the user is the only member of, with everything they hold"),
   ).action((options: UsersRmOptions) => runUsersRm(ctx, options));
-  example(command, "outreach admin users rm --email bob@example.com", "outreach admin users rm --email bob@example.com --with-workspaces");
 }
 
 export function runUsersRm(ctx: CommandContext, options: UsersRmOptions): void {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { PersonalToken } from "../../../core/schemas/personal-token.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, type IdOptions, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type IdOptions, type JsonOption } from "../shared.js";
 
 /**
  * `outreach auth tokens list|create|revoke`: the signed-in user's personal access tokens
@@ -12,10 +12,10 @@ import { example, type IdOptions, type JsonOption, withJson } from "../shared.js
 export type TokensListOptions = JsonOption;
 
 export function registerTokensList(tokens: Command, ctx: CommandContext): void {
-  const command = withJson(tokens.command("list").description("list your tokens that are not revoked (* marks the one in use)")).action((options: TokensListOptions) =>
-    runTokensList(ctx, options),
-  );
-  example(command, "outreach auth tokens list", "outreach --base-url https://leads.example.com auth tokens list --json");
+  defineVerb(
+    tokens,
+    { name: "list", description: "list your tokens that are not revoked (* marks the one in use)", json: true, examples: ["outreach auth tokens list", "outreach --base-url https://leads.example.com auth tokens list --json"] },
+  ).action((options: TokensListOptions) => runTokensList(ctx, options));
 }
 
 export async function runTokensList(ctx: CommandContext, options: TokensListOptions): Promise<void> {
@@ -40,14 +40,19 @@ export interface TokensCreateOptions {
 }
 
 export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
-  const command = withJson(
-    tokens
-      .command("create")
-      .description("create a token for another machine or script; prints it once, alone on stdout")
-      .requiredOption("--name <name>", "what the token is for (e.g. laptop, nightly-export)")
-      .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
+  defineVerb(
+    tokens,
+    {
+      name: "create",
+      description: "create a token for another machine or script; prints it once, alone on stdout",
+      json: true,
+      examples: ["outreach auth tokens create --name laptop", "TOKEN=$(outreach auth tokens create --name ci --expires-at 2027-01-01T00:00:00Z)"],
+    },
+    (command) =>
+      command
+        .requiredOption("--name <name>", "what the token is for (e.g. laptop, nightly-export)")
+        .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
   ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
-  example(command, "outreach auth tokens create --name laptop", "TOKEN=$(outreach auth tokens create --name ci --expires-at 2027-01-01T00:00:00Z)");
 }
 
 export async function runTokensCreate(ctx: CommandContext, options: TokensCreateOptions): Promise<void> {
@@ -64,10 +69,11 @@ export async function runTokensCreate(ctx: CommandContext, options: TokensCreate
 export type TokensRevokeOptions = IdOptions;
 
 export function registerTokensRevoke(tokens: Command, ctx: CommandContext): void {
-  const command = withJson(tokens.command("revoke").description("revoke a token: it is refused from the next request on").argument("<id>", "token id (tok_…)")).action(
-    (id: string, options: { json?: boolean }) => runTokensRevoke(ctx, { id, json: options.json }),
-  );
-  example(command, "outreach auth tokens revoke tok_3kF9x2aB7dQ1LmZp");
+  defineVerb(
+    tokens,
+    { name: "revoke", description: "revoke a token: it is refused from the next request on", json: true, examples: ["outreach auth tokens revoke tok_3kF9x2aB7dQ1LmZp"] },
+    (command) => command.argument("<id>", "token id (tok_…)"),
+  ).action((id: string, options: { json?: boolean }) => runTokensRevoke(ctx, { id, json: options.json }));
 }
 
 export async function runTokensRevoke(ctx: CommandContext, { id, json }: TokensRevokeOptions): Promise<void> {

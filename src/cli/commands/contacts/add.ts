@@ -3,7 +3,7 @@ import { ContactStatus, type Contact } from "../../../core/schemas/contact.js";
 import type { CommandContext } from "../../context.js";
 import { apiFields } from "../../flag-language.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { collect, tagList } from "./contact-flags.js";
 
 /** `outreach contacts add`: one contact. */
@@ -19,20 +19,20 @@ export interface AddOptions {
 }
 
 export function registerAdd(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(
-    contacts
-      .command("add")
-      .description("create a contact")
-      .requiredOption("--email <email>", "email address (unique in the workspace, any case)")
-      .requiredOption("--name <name>", "name")
-      .option("--phone <phone>", "phone number")
-      .option("--description <text>", "free text")
-      .option("--tag <tag>", "a tag (repeatable)", collect)
-      .addOption(new Option("--status <status>", "active (default) or unsubscribed").choices(ContactStatus.options))
-      .option("--time-zone <zone>", "IANA time zone for send windows (Europe/Berlin); default: the brand's"),
+  const command = defineVerb(
+    contacts,
+    { name: "add", description: "create a contact", json: true, examples: ["outreach contacts add --email ada@example.com --name 'Ada Lovelace' --tag lead --tag london"] },
+    (command) =>
+      command
+        .requiredOption("--email <email>", "email address (unique in the workspace, any case)")
+        .requiredOption("--name <name>", "name")
+        .option("--phone <phone>", "phone number")
+        .option("--description <text>", "free text")
+        .option("--tag <tag>", "a tag (repeatable)", collect)
+        .addOption(new Option("--status <status>", "active (default) or unsubscribed").choices(ContactStatus.options))
+        .option("--time-zone <zone>", "IANA time zone for send windows (Europe/Berlin); default: the brand's"),
   ).action((options: AddOptions) => runAdd(ctx, options));
   apiFields(command, { tags: "--tag" });
-  example(command, "outreach contacts add --email ada@example.com --name 'Ada Lovelace' --tag lead --tag london");
 }
 
 export async function runAdd(ctx: CommandContext, o: AddOptions): Promise<void> {

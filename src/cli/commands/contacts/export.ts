@@ -7,7 +7,7 @@ import { withDataSink } from "../../data-sink.js";
 import { mutuallyExclusive } from "../../flags.js";
 import { stdoutWasClosed } from "../../io.js";
 import { rateProgress } from "../../rate-progress.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { collect, commaList, statuses, tagList } from "./contact-flags.js";
 
 /** `outreach contacts export`: what commander hands over. */
@@ -35,17 +35,22 @@ function exportRow(c: Contact): Array<string | null> {
 }
 
 export function registerExport(contacts: Command, ctx: CommandContext): void {
-  const command = contacts
-    .command("export")
-    .description("print every contact as CSV (default) or NDJSON")
-    .option("--csv", "CSV with a header: email,name,phone,description,tags,status,id,created_at,updated_at")
-    .option("--ndjson", "one contact JSON object per line")
-    .option("--search <text>", "only contacts whose email contains this")
-    .option("--tag <tag>", "only contacts with any of these tags (repeatable)", collect)
-    .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
-    .option("--out <file>", "write to FILE instead of stdout (replaced only when the export succeeds)")
-    .action((flags: ExportFlags) => runExport(ctx, parseExportOptions(flags)));
-  example(command, "outreach contacts export --csv > contacts.csv", "outreach contacts export --ndjson --status active | jq .email");
+  defineVerb(
+    contacts,
+    {
+      name: "export",
+      description: "print every contact as CSV (default) or NDJSON",
+      examples: ["outreach contacts export --csv > contacts.csv", "outreach contacts export --ndjson --status active | jq .email"],
+    },
+    (command) =>
+      command
+        .option("--csv", "CSV with a header: email,name,phone,description,tags,status,id,created_at,updated_at")
+        .option("--ndjson", "one contact JSON object per line")
+        .option("--search <text>", "only contacts whose email contains this")
+        .option("--tag <tag>", "only contacts with any of these tags (repeatable)", collect)
+        .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
+        .option("--out <file>", "write to FILE instead of stdout (replaced only when the export succeeds)"),
+  ).action((flags: ExportFlags) => runExport(ctx, parseExportOptions(flags)));
 }
 
 export function parseExportOptions(flags: ExportFlags): ExportOptions {

@@ -9,7 +9,7 @@ import { CliError, EXIT, UsageError } from "../../exit-codes.js";
 import { encodingFlag, intFlag } from "../../flags.js";
 import { readAllBytes } from "../../io.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { collect, tagList } from "./contact-flags.js";
 
 /** `outreach contacts import FILE`: what commander hands over. */
@@ -33,22 +33,26 @@ export interface ImportOptions {
 }
 
 export function registerImport(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(
-    contacts
-      .command("import")
-      .description("create contacts from CSV or NDJSON/JSON: a contact CSV, or what `outreach leads search --csv/--ndjson/--json` prints")
-      .argument("<file>", "file to read, or - for stdin")
-      .option("--tag <tag>", "add this tag to every imported contact (repeatable)", collect)
-      .option("--strict", "check every row first and import nothing if one is invalid")
-      .option("--batch-size <n>", `rows per API call at the most, 1 to ${CONTACT_LIMITS.importBatch} (smaller ones are sent while the rate is measured)`, String(CONTACT_LIMITS.importBatch))
-      .option("--encoding <name>", "the file's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  defineVerb(
+    contacts,
+    {
+      name: "import",
+      description: "create contacts from CSV or NDJSON/JSON: a contact CSV, or what `outreach leads search --csv/--ndjson/--json` prints",
+      json: true,
+      examples: [
+        "outreach leads search --location Vaduz --keywords dentist --csv > dentists.csv && outreach contacts import dentists.csv --tag dentist",
+        "outreach leads search --location Vaduz --keywords bakery --ndjson | outreach contacts import - --tag bakery",
+        "outreach contacts import people.csv --strict",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<file>", "file to read, or - for stdin")
+        .option("--tag <tag>", "add this tag to every imported contact (repeatable)", collect)
+        .option("--strict", "check every row first and import nothing if one is invalid")
+        .option("--batch-size <n>", `rows per API call at the most, 1 to ${CONTACT_LIMITS.importBatch} (smaller ones are sent while the rate is measured)`, String(CONTACT_LIMITS.importBatch))
+        .option("--encoding <name>", "the file's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
   ).action((file: string, flags: ImportFlags) => runImport(ctx, parseImportOptions(file, flags)));
-  example(
-    command,
-    "outreach leads search --location Vaduz --keywords dentist --csv > dentists.csv && outreach contacts import dentists.csv --tag dentist",
-    "outreach leads search --location Vaduz --keywords bakery --ndjson | outreach contacts import - --tag bakery",
-    "outreach contacts import people.csv --strict",
-  );
 }
 
 export function parseImportOptions(file: string, flags: ImportFlags): ImportOptions {

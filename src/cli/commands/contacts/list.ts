@@ -4,7 +4,7 @@ import { ContactStatus, type Contact } from "../../../core/schemas/contact.js";
 import type { CommandContext } from "../../context.js";
 import { intFlag, mutuallyExclusive } from "../../flags.js";
 import { printJson, printRows } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { collect, commaList, CONTACT_COLUMNS, statuses, tagList, VERIFICATION_FILTERS, verificationFilter } from "./contact-flags.js";
 
 /** `outreach contacts list`: what commander hands over. */
@@ -30,19 +30,24 @@ export interface ListOptions {
 }
 
 export function registerList(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(
-    contacts
-      .command("list")
-      .description("list contacts, newest first")
-      .option("--search <text>", "part of the email (case-insensitive)")
-      .option("--tag <tag>", "has this tag (repeatable, or a comma list: any of them)", collect)
-      .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
-      .option("--verification <list>", `comma list of ${VERIFICATION_FILTERS.join(", ")}`)
-      .option("--page <n>", "page number (from 1)")
-      .option("--limit <n>", "contacts per page, 1 to 100 (default 20)")
-      .option("--all", "walk every page"),
+  defineVerb(
+    contacts,
+    {
+      name: "list",
+      description: "list contacts, newest first",
+      json: true,
+      examples: ["outreach contacts list --search @acme --status active", "outreach contacts list --tag lead,berlin --all --json"],
+    },
+    (command) =>
+      command
+        .option("--search <text>", "part of the email (case-insensitive)")
+        .option("--tag <tag>", "has this tag (repeatable, or a comma list: any of them)", collect)
+        .option("--status <list>", `comma list of ${ContactStatus.options.join(", ")}`)
+        .option("--verification <list>", `comma list of ${VERIFICATION_FILTERS.join(", ")}`)
+        .option("--page <n>", "page number (from 1)")
+        .option("--limit <n>", "contacts per page, 1 to 100 (default 20)")
+        .option("--all", "walk every page"),
   ).action((flags: ListFlags) => runList(ctx, parseListOptions(flags)));
-  example(command, "outreach contacts list --search @acme --status active", "outreach contacts list --tag lead,berlin --all --json");
 }
 
 export function parseListOptions(flags: ListFlags): ListOptions {

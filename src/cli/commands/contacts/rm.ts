@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { confirmed } from "../../confirm.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach contacts rm ID`: one contact deleted, after asking on a terminal. */
 export interface RmOptions {
@@ -10,13 +10,14 @@ export interface RmOptions {
 }
 
 export function registerRm(contacts: Command, ctx: CommandContext): void {
-  const command = contacts
-    .command("rm")
-    .description("delete a contact (asks first on a terminal)")
-    .argument("<id>", "contact id (ct_…)")
-    .option("-y, --yes", "do not ask (scripts)")
-    .action((id: string, options: { yes?: boolean }) => runRm(ctx, { id, yes: options.yes }));
-  example(command, "outreach contacts rm ct_3kF9x2aB7cD1eF4g", "outreach contacts rm ct_3kF9x2aB7cD1eF4g --yes");
+  defineVerb(
+    contacts,
+    { name: "rm", description: "delete a contact (asks first on a terminal)", examples: ["outreach contacts rm ct_3kF9x2aB7cD1eF4g", "outreach contacts rm ct_3kF9x2aB7cD1eF4g --yes"] },
+    (command) =>
+      command
+        .argument("<id>", "contact id (ct_…)")
+        .option("-y, --yes", "do not ask (scripts)"),
+  ).action((id: string, options: { yes?: boolean }) => runRm(ctx, { id, yes: options.yes }));
 }
 
 export async function runRm(ctx: CommandContext, { id, yes }: RmOptions): Promise<void> {

@@ -1,17 +1,16 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRecord } from "../../output.js";
-import { example, type IdOptions, withJson } from "../shared.js";
+import { defineVerb, type IdOptions } from "../shared.js";
 import { describeVerification } from "./contact-flags.js";
 
 /** `outreach contacts show ID`: one contact, its verification included. */
 export type ShowOptions = IdOptions;
 
 export function registerShow(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(contacts.command("show").description("show one contact").argument("<id>", "contact id (ct_…)")).action((id: string, options: { json?: boolean }) =>
-    runShow(ctx, { id, json: options.json }),
-  );
-  example(command, "outreach contacts show ct_3kF9x2aB7cD1eF4g");
+  defineVerb(contacts, { name: "show", description: "show one contact", json: true, examples: ["outreach contacts show ct_3kF9x2aB7cD1eF4g"] }, (command) =>
+    command.argument("<id>", "contact id (ct_…)"),
+  ).action((id: string, options: { json?: boolean }) => runShow(ctx, { id, json: options.json }));
 }
 
 export async function runShow(ctx: CommandContext, { id, json }: ShowOptions): Promise<void> {

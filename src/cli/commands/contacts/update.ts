@@ -4,7 +4,7 @@ import { UsageError } from "../../exit-codes.js";
 import { apiFields } from "../../flag-language.js";
 import { mutuallyExclusive } from "../../flags.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { collect, tagList } from "./contact-flags.js";
 
 /** `outreach contacts update ID`: what commander hands over ('' clears a field). */
@@ -27,21 +27,26 @@ export interface UpdateOptions {
 }
 
 export function registerUpdate(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(
-    contacts
-      .command("update")
-      .description("change a contact's email, name, phone, description, tags or time zone")
-      .argument("<id>", "contact id (ct_…)")
-      .option("--email <email>", "new email")
-      .option("--name <name>", "new name")
-      .option("--phone <phone>", "new phone ('' to clear)")
-      .option("--description <text>", "new description ('' to clear)")
-      .option("--tag <tag>", "replace the tags with these (repeatable)", collect)
-      .option("--clear-tags", "remove every tag")
-      .option("--time-zone <zone>", "IANA time zone for send windows ('' to use the brand's)"),
+  const command = defineVerb(
+    contacts,
+    {
+      name: "update",
+      description: "change a contact's email, name, phone, description, tags or time zone",
+      json: true,
+      examples: ["outreach contacts update ct_3kF9x2aB7cD1eF4g --name 'Ada King' --tag customer"],
+    },
+    (command) =>
+      command
+        .argument("<id>", "contact id (ct_…)")
+        .option("--email <email>", "new email")
+        .option("--name <name>", "new name")
+        .option("--phone <phone>", "new phone ('' to clear)")
+        .option("--description <text>", "new description ('' to clear)")
+        .option("--tag <tag>", "replace the tags with these (repeatable)", collect)
+        .option("--clear-tags", "remove every tag")
+        .option("--time-zone <zone>", "IANA time zone for send windows ('' to use the brand's)"),
   ).action((id: string, flags: UpdateFlags) => runUpdate(ctx, parseUpdateOptions(id, flags)));
   apiFields(command, { tags: "--tag" });
-  example(command, "outreach contacts update ct_3kF9x2aB7cD1eF4g --name 'Ada King' --tag customer");
 }
 
 export function parseUpdateOptions(id: string, o: UpdateFlags): UpdateOptions {

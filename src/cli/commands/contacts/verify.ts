@@ -5,7 +5,7 @@ import { UsageError } from "../../exit-codes.js";
 import { mutuallyExclusive } from "../../flags.js";
 import { printJson } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { tallyText } from "./contact-flags.js";
 
 /** `outreach contacts verify [IDS...] | --all`: each address checked, with the reason. */
@@ -16,14 +16,19 @@ export interface VerifyOptions {
 }
 
 export function registerVerify(contacts: Command, ctx: CommandContext): void {
-  const command = withJson(
-    contacts
-      .command("verify")
-      .description("check addresses: deliverable, undeliverable, risky or unknown, with the reason (SMTP probe with OUTREACH_VERIFY_SMTP=1)")
-      .argument("[ids...]", "contact ids (ct_…), up to 1,000")
-      .option("--all", "every contact of the workspace (an interrupted run is continued)"),
+  defineVerb(
+    contacts,
+    {
+      name: "verify",
+      description: "check addresses: deliverable, undeliverable, risky or unknown, with the reason (SMTP probe with OUTREACH_VERIFY_SMTP=1)",
+      json: true,
+      examples: ["outreach contacts verify --all", "outreach contacts verify ct_3kF9x2aB7cD1eF4g ct_8hJ2k4mN6pQ8rS1t", "outreach contacts list --verification undeliverable"],
+    },
+    (command) =>
+      command
+        .argument("[ids...]", "contact ids (ct_…), up to 1,000")
+        .option("--all", "every contact of the workspace (an interrupted run is continued)"),
   ).action((ids: string[], flags: { all?: boolean; json?: boolean }) => runVerify(ctx, parseVerifyOptions(ids, flags)));
-  example(command, "outreach contacts verify --all", "outreach contacts verify ct_3kF9x2aB7cD1eF4g ct_8hJ2k4mN6pQ8rS1t", "outreach contacts list --verification undeliverable");
 }
 
 export function parseVerifyOptions(ids: string[], flags: { all?: boolean; json?: boolean }): VerifyOptions {
