@@ -12,6 +12,7 @@ import { addPass, emptyPass, type PassResult } from "./delivery-pass.js";
 import { DeliveryPassCache } from "./delivery-pass-cache.js";
 import { prepareMessage, type DeliveryHooks, type PreparedMessage } from "./delivery-message.js";
 import { DeliveryClaims, type Claimed, type DeliveryClaimsDeps } from "./delivery-claims.js";
+import { TurnWrites } from "./delivery-writes.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 import { processAlive } from "../heartbeat-lock.js";
 
@@ -55,6 +56,8 @@ export class DeliveryService {
   readonly workerId = `dlv_${randomBytes(8).toString("hex")}`;
   private readonly repo: DeliveriesRepo;
   private readonly claims: DeliveryClaims;
+  /** `sending` marks and answers, one transaction per turn of the event loop. */
+  private readonly writes: TurnWrites;
   /** This loop's use of the shared signing threads while it delivers; let go with `closeSigner`. */
   private ownSigner?: MessageSigner;
   private holding = false;
@@ -65,6 +68,7 @@ export class DeliveryService {
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.repo = new DeliveriesRepo(deps.db);
     this.claims = new DeliveryClaims(deps, this.repo, this.workerId);
+    this.writes = new TurnWrites(deps.db);
     this.pid = deps.pid ?? process.pid;
     this.alive = deps.processAlive ?? processAlive;
   }
@@ -160,32 +164,33 @@ export class DeliveryService {
       // signing threads get it in a few hand-overs instead of one per message.
       const context = { messages: this.deps.messages, sequences: this.deps.sequences, signer: this.signer(), cache, now: () => this.now() };
       for (const c of claimed) line.push({ claimed: c, prepared: prepareMessage(context, c) });
-      if (!options.refill || claimed.length < batch || options.signal?.aborted) claiming = false;
+      if (!options.refill || claimed.length < batch) claiming = false;
     };
     claim();
     const worker = async () => {
       for (;;) {
-        if (claiming && line.length <= lowWater) {
-          try {
-            claim();
-          } catch (error) {
-            // The lock lost, the database failing: what is in hand finishes, then the pass fails.
-            claiming = false;
-            stopped ??= { error };
-          }
+        // After an abort (serve stopping) what is claimed still goes out, and nothing more is claimed.
+        // A failure (the lock lost, the database failing) ends the claims; what is claimed
+        // still goes on, so nothing stays claimed by this loop, then the pass fails with it.
+        try {
+          if (claiming && !options.signal?.aborted && line.length <= lowWater) claim();
+        } catch (error) {
+          claiming = false;
+          stopped ??= { error };
         }
         const next = line.shift();
         if (!next) return;
-        await this.deliver(next.claimed, next.prepared, result);
+        try {
+          await this.deliver(next.claimed, next.prepared, result);
+        } catch (error) {
+          claiming = false;
+          stopped ??= { error };
+        }
       }
     };
     await Promise.all(Array.from({ length: claiming ? concurrency : Math.min(concurrency, line.length) }, worker));
     if (stopped) throw stopped.error;
     return result;
-  }
-
-  private write<T>(fn: () => T): T {
-    return this.deps.db.transaction(fn).immediate();
   }
 
   /** The signer of this loop: the injected one, or the process's shared signing threads. */
@@ -209,7 +214,7 @@ export class DeliveryService {
     const ready = await prepared;
     if ("error" in ready) {
       const reason = `the message could not be built: ${ready.error}`;
-      this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
+      await this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
       this.deps.log(`${label}: failed: ${reason}`);
       result.failed++;
       return;
@@ -220,9 +225,14 @@ export class DeliveryService {
     try {
       answer = await this.deps.relay.send(envelope, raw, () => {
         hooks.beforeRecordSending?.(id);
-        const recorded = this.write(() => this.repo.markSending(id, this.workerId, this.now().toISOString()));
-        if (recorded) hooks.afterRecordSending?.(id);
-        return recorded;
+        // Committed before the `.`: the relay waits for this promise (RFC 5321 §4.1.1.4 keeps
+        // an unfinished DATA undelivered, so a crash before the commit costs nothing).
+        return this.writes
+          .run(() => this.repo.markSending(id, this.workerId, this.now().toISOString()))
+          .then((recorded) => {
+            if (recorded) hooks.afterRecordSending?.(id);
+            return recorded;
+          });
       });
     } catch (err) {
       if (!(err instanceof RelayError)) throw err;
@@ -232,30 +242,30 @@ export class DeliveryService {
     const now = this.now();
     const stamp = now.toISOString();
     if (!(answer instanceof RelayError)) {
-      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
+      await this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
       hooks.afterRecordSent?.(id);
       this.deps.log(`${label}: sent (${answer.response})`);
       result.sent++;
     } else if (answer.kind === "cancelled") {
-      this.record(due.campaign_id, () => undefined);
+      await this.record(due.campaign_id, () => undefined);
       this.deps.log(`${label}: not sent, the execution was cancelled or skipped meanwhile`);
     } else if (answer.unanswered) {
-      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
+      await this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
       this.deps.log(`${label}: no answer after the message was handed over (${answer.message}): recorded as sent, unconfirmed`);
       result.unconfirmed++;
     } else if (answer.kind === "permanent") {
-      this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
+      await this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
       this.deps.log(`${label}: failed: ${answer.message}`);
       result.failed++;
     } else {
       const giveUpAt = new Date(item.firstAttemptAt).getTime() + RETRY_WINDOW_MS;
       if (now.getTime() >= giveUpAt) {
-        this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
+        await this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
         this.deps.log(`${label}: failed after 24 h of temporary failures: ${answer.message}`);
         result.failed++;
       } else {
         const at = new Date(Math.min(now.getTime() + retryDelayMs(item.attempt), giveUpAt)).toISOString();
-        this.record(due.campaign_id, () => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
+        await this.record(due.campaign_id, () => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
         this.deps.log(`${label}: temporary failure (${answer.message}); next attempt at ${at}`);
         result.retried++;
       }
@@ -264,11 +274,13 @@ export class DeliveryService {
 
   /**
    * Record an execution's outcome and, in the same transaction, mark its campaign sent
-   * when nothing of it is left open: one write per message, and no moment at which the
-   * last message is recorded but its campaign is not.
+   * when nothing of it is left open: no moment at which the last message is recorded but
+   * its campaign is not. The transaction is the turn's (`TurnWrites`): a crash before its
+   * commit leaves the execution `sending`, recovered as sent and unconfirmed, as a crash
+   * just before a commit of its own would.
    */
-  private record(campaignId: string, outcome: (stamp: string) => unknown): void {
-    this.write(() => {
+  private record(campaignId: string, outcome: (stamp: string) => unknown): Promise<void> {
+    return this.writes.run(() => {
       const stamp = this.now().toISOString();
       outcome(stamp);
       this.repo.completeCampaigns([campaignId], stamp);
