@@ -31,7 +31,7 @@ export interface DeliveryServiceDeps extends DeliveryClaimsDeps {
   processAlive?: (pid: number) => boolean;
   pid?: number;
   hooks?: DeliveryHooks;
-  /** Messages claimed per pass (default: 8 per relay connection). */
+  /** Messages claimed at once: a pass of `runOnce`, each refill of the loops (default: 8 per relay connection). */
   batchSize?: number;
   /** Messages in hand at once, composed, signed or on the wire (default: twice the relay's connections). */
   concurrency?: number;
