@@ -28,6 +28,9 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+/** Messages per hand-over to a thread at most. */
+const BATCH_MOST = 6;
+
 /**
  * Composing and RSA-signing a message costs ~1–2 ms of CPU (bench/delivery-speed.js):
  * on the main thread that is time the delivery loop's database work and the relay's
@@ -38,9 +41,6 @@ interface Waiting {
  * costs far more than its bytes (the profile showed postMessage as the main thread's
  * largest item before batching), and a batch comes back only when all of it is signed.
  */
-/** Messages per hand-over to a thread at most. */
-const BATCH_MOST = 6;
-
 export function startMessageSigner(threads = TaskThreads.defaultCount(2), options: { holdOnlyWhileBusy?: boolean } = {}): MessageSigner & { readonly broken: boolean } {
   if (threads === 0) return { sign: (message, keys) => composeSigned(message, keys), close: async () => {}, broken: false };
   const pool = new TaskThreads<SigningTask[], SigningAnswer[]>(compiledWorkerFile("./signing-thread.js", import.meta.url), threads, {
@@ -104,8 +104,8 @@ let shared: { signer: ReturnType<typeof startMessageSigner>; users: number; idle
 /**
  * The process's signing threads, shared by its delivery loops. A thread's start costs
  * ~100 ms of CPU (a worker and nodemailer loaded), and a new one signs its first few
- * hundred messages with code the JIT has not compiled yet: started per loop, that was a
- * tenth of a 500-message run (bench/delivery-speed.js). The threads hold the process only
+ * hundred messages with code the JIT has not compiled yet: started per loop, that cost
+ * ~0.8 ms of CPU a message over a 1,000-message run (bench/delivery-speed.js). The threads hold the process only
  * while they sign, and end a minute after the last loop let them go; threads that failed
  * are replaced at the next loop. `close` lets go of this loop's use.
  */
