@@ -7,6 +7,9 @@
 //    list) and sending them to the same sink: the relay's speed with the same per-message
 //    work and nothing of ours around it. Each side runs `rounds` times, alternating, on
 //    fresh data, after a warm-up round; medians are reported, with the load average beside them.
+//    Each round of ours is a new delivery loop, as each `outreach deliver` run is; the signing
+//    threads are the process's (sharedMessageSigner), warm after the warm-up round as the
+//    baseline's main thread is.
 // 2. Per message: composing it signed (nodemailer's DKIM option, as the product does)
 //    against composing it unsigned, medians over the same messages.
 // Run: npm run build && node bench/delivery-speed.js [messages] [rounds]

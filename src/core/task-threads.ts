@@ -22,10 +22,19 @@ export class TaskThreads<Task, Result> {
     return cores <= 1 ? 0 : Math.min(max, cores);
   }
 
-  /** `what`: the threads' work, for error messages ("a postings thread stopped"). */
-  constructor(file: string, count: number, options: { workerData?: unknown; what: string }) {
+  /** Whether idle threads let the process exit (`holdOnlyWhileBusy`). */
+  private readonly holdOnlyWhileBusy: boolean;
+
+  /**
+   * `what`: the threads' work, for error messages ("a postings thread stopped").
+   * `holdOnlyWhileBusy`: threads kept for later use keep the process alive only while they
+   * hold a task, so a process that is done exits without closing them.
+   */
+  constructor(file: string, count: number, options: { workerData?: unknown; what: string; holdOnlyWhileBusy?: boolean }) {
+    this.holdOnlyWhileBusy = options.holdOnlyWhileBusy ?? false;
     this.workers = Array.from({ length: count }, () => {
       const worker = new Worker(file, { workerData: options.workerData });
+      if (this.holdOnlyWhileBusy) worker.unref();
       worker.on("message", (answer: TaskAnswer<Result>) => this.settle(answer));
       worker.on("error", (err) => this.fail(err));
       const exited = new Promise((resolve) =>
@@ -49,6 +58,8 @@ export class TaskThreads<Task, Result> {
     const seq = this.seq++;
     let target = this.workers[0]!;
     for (const candidate of this.workers) if (candidate.busy < target.busy) target = candidate;
+    // The first task in hand holds the process until the last one is answered.
+    if (this.holdOnlyWhileBusy && this.waiting.size === 0) for (const { worker } of this.workers) worker.ref();
     target.busy++;
     const promise = new Promise<Result>((resolve, reject) => this.waiting.set(seq, { resolve, reject, thread: target }));
     target.worker.postMessage({ seq, task }, transfer);
@@ -61,6 +72,7 @@ export class TaskThreads<Task, Result> {
     this.waiting.delete(answer.seq);
     // Answered either way: a failed task no longer counts against its thread.
     waiter.thread.busy--;
+    if (this.holdOnlyWhileBusy && this.waiting.size === 0) for (const { worker } of this.workers) worker.unref();
     if ("error" in answer) waiter.reject(Object.assign(new Error(answer.error.message), answer.error.code === undefined ? {} : { code: answer.error.code }));
     else waiter.resolve(answer.result);
   }

@@ -110,12 +110,13 @@ export function createDelivery(services: Services, options: { relay: Relay; log:
     suppressions: services.suppressions,
     messages: services.messages,
     sequences: services.sequences,
+    ...options,
+    // After `options`: one given as undefined (the test helper's) takes the default, not none.
     // Twice the connections in hand: while one message is on the wire the next is being
     // composed and signed, so a connection never waits for the signer. A larger batch
-    // makes fewer claim transactions and fewer drains at the end of a pass.
+    // makes fewer claim transactions.
     concurrency: options.concurrency ?? (config.smtp ? config.smtp.connections * 2 : undefined),
     batchSize: options.batchSize ?? (config.smtp ? config.smtp.connections * 8 : undefined),
-    ...options,
   });
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -58,6 +59,27 @@ describe("task threads", () => {
     expect(await last).toEqual(Float64Array.from([14]));
     await closed;
     await expect(threads.run({ values: [1] })).rejects.toThrow(/closed/);
+  });
+
+  test("threads that hold the process only while busy keep it alive until their answer, then let it exit without a close", () => {
+    const built = pathToFileURL(compiledWorkerFile("./task-threads.js", new URL("../../src/core/task-threads.ts", import.meta.url).href)).href;
+    const script = join(tempDir(), "hold-while-busy.mjs");
+    // Nothing else keeps this process's event loop going: only the busy threads can.
+    writeFileSync(
+      script,
+      `import { TaskThreads } from ${JSON.stringify(built)};
+const threads = new TaskThreads(${JSON.stringify(asyncWorker())}, 2, { what: "test", holdOnlyWhileBusy: true });
+const answers = await Promise.all([threads.run({ id: 1, delayMs: 300 }), threads.run({ id: 2, delayMs: 50 })]);
+process.stdout.write("answers " + answers.join(","));
+const later = await threads.run({ id: 3, delayMs: 100 });
+process.stdout.write(" then " + later);
+// No close: idle threads must not hold the process.`,
+    );
+    const child = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 30_000 });
+    expect(child.signal, "the process did not exit by itself").toBeNull();
+    expect(child.stderr).toBe("");
+    expect(child.stdout).toBe("answers 1,2 then 3");
+    expect(child.status).toBe(0);
   });
 
   test("a thread that dies fails the tasks waiting for it and every later one, naming its exit code", async () => {

@@ -58,11 +58,12 @@ export interface RelayResult {
 export interface Relay {
   /**
    * Send `raw`. `beforeFinalDot` runs once the whole message is on its way and before the
-   * final `.` is written: the caller records that the relay may now accept it. When it
-   * returns false (the execution was cancelled meanwhile) the `.` is never sent, the
-   * connection is dropped, and the relay discards the message.
+   * final `.` is written: the caller records that the relay may now accept it (the `.`
+   * waits for its promise, when it returns one). When it answers false (the execution was
+   * cancelled meanwhile) the `.` is never sent, the connection is dropped, and the relay
+   * discards the message.
    */
-  send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean): Promise<RelayResult>;
+  send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean | Promise<boolean>): Promise<RelayResult>;
   close(): Promise<void>;
 }
 
@@ -93,7 +94,7 @@ class HeldMessage extends Readable {
 
   constructor(
     private readonly raw: Buffer,
-    private readonly beforeFinalDot: () => boolean,
+    private readonly beforeFinalDot: () => boolean | Promise<boolean>,
   ) {
     super();
   }
@@ -105,13 +106,20 @@ class HeldMessage extends Readable {
       return;
     }
     if (this.ended) return;
-    let allowed: boolean;
+    let allowed: boolean | Promise<boolean>;
     try {
       allowed = this.beforeFinalDot();
     } catch (err) {
       this.destroy(err as Error);
       return;
     }
+    // No further read comes until this one pushes: the `.` waits for the answer.
+    if (typeof allowed === "boolean") this.finish(allowed);
+    else allowed.then((ok) => this.finish(ok), (err: unknown) => this.destroy(err as Error));
+  }
+
+  private finish(allowed: boolean): void {
+    if (this.destroyed) return;
     if (!allowed) {
       this.destroy(Object.assign(new Error("cancelled before the end of DATA"), { cancelled: true }));
       return;
@@ -177,7 +185,7 @@ export class SmtpRelay implements Relay {
     this.holdUntil = this.now() + REFUSAL_HOLD_MS;
   }
 
-  async send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean): Promise<RelayResult> {
+  async send(envelope: RelayEnvelope, raw: Buffer, beforeFinalDot: () => boolean | Promise<boolean>): Promise<RelayResult> {
     const connection = await this.acquire();
     const message = new HeldMessage(raw, beforeFinalDot);
     return new Promise<RelayResult>((resolve, reject) => {

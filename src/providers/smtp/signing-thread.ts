@@ -35,4 +35,15 @@ async function signOne({ message, keys }: SigningTask): Promise<SigningAnswer> {
   }
 }
 
-serveTasks<SigningTask[], SigningAnswer[]>(async (batch) => ({ result: await Promise.all(batch.map(signOne)) }));
+/**
+ * Batches in the order they came, one after another: interleaved (as nodemailer's streams
+ * would run them) every batch would finish at about the time the last one does, and the
+ * relay would wait for all of them.
+ */
+let previous: Promise<unknown> = Promise.resolve();
+
+serveTasks<SigningTask[], SigningAnswer[]>((batch) => {
+  const signed = previous.then(() => Promise.all(batch.map(signOne)));
+  previous = signed;
+  return signed.then((result) => ({ result }));
+});

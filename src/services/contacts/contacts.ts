@@ -226,6 +226,11 @@ export class ContactService {
     return this.cipher.decryptEmail(row, row.team_id);
   }
 
+  /** A stored row, decrypted (the delivery's claim reads the rows itself, and renders from what this returns). */
+  open(row: ContactRow): Contact {
+    return this.cipher.open(row);
+  }
+
   get(teamId: string, id: string): Contact {
     const row = this.repo.byId(teamId, id);
     if (!row) throw notFound(`contact ${id} not found`);

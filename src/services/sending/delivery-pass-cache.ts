@@ -8,11 +8,11 @@ import type { SendingDomainService } from "./sending-domains.js";
 type Sender = NonNullable<ReturnType<SendingDomainService["sender"]>>;
 
 /**
- * What every message of a pass shares, read once per pass instead of once per message:
- * the campaign, the workspace's brand, the sending domain's sender and its DKIM keys
- * (decrypted once: the AES-GCM open and the key's row cost as much as the rest of the
- * bookkeeping). A pass is short (a batch of claims), and the next one reads everything
- * afresh, so an edit or a key rotation takes effect at the next pass.
+ * What every message of a claimed batch shares, read once per batch instead of once per
+ * message: the campaign, the workspace's brand, the sending domain's sender and its DKIM
+ * keys (decrypted once: the AES-GCM open and the key's row cost as much as the rest of the
+ * bookkeeping). The next batch reads everything afresh, so an edit or a key rotation takes
+ * effect at the next batch, even within a pass that claims batch after batch.
  */
 export class DeliveryPassCache {
   private readonly campaignsById = new Map<string, CampaignRow | undefined>();

@@ -1,41 +1,27 @@
-import { SENDABLE_CONTACT_STATUSES } from "../../core/schemas/contact.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { nextMidnightUtc, type Clock } from "../../core/clock.js";
 import { conflict } from "../../core/errors.js";
-import { startMessageSigner, type MessageSigner } from "../../providers/smtp/signing-threads.js";
+import { sharedMessageSigner, type MessageSigner } from "../../providers/smtp/signing-threads.js";
 import { RelayError, type Relay } from "../../providers/smtp/relay.js";
-import { DeliveriesRepo, type DueExecution } from "../../store/deliveries.js";
-import type { Db } from "../../store/db.js";
+import { DeliveriesRepo } from "../../store/deliveries.js";
 import type { BrandService } from "./brand.js";
-import type { ServerConfig } from "../config.js";
-import type { ContactService } from "../contacts/contacts.js";
 import type { OutgoingMessages } from "./outgoing-message.js";
-import type { PlanService } from "../access/plans.js";
-import { recipientDomainKey, retryDelayMs, RETRY_WINDOW_MS } from "./delivery-policy.js";
+import { retryDelayMs, RETRY_WINDOW_MS } from "./delivery-policy.js";
 import type { SendingDomainService } from "./sending-domains.js";
-import type { SuppressionList } from "../contacts/suppressions.js";
-import type { Keyring } from "../../core/crypto.js";
 import { addPass, emptyPass, type PassResult } from "./delivery-pass.js";
 import { DeliveryPassCache } from "./delivery-pass-cache.js";
 import { prepareMessage, type DeliveryHooks, type PreparedMessage } from "./delivery-message.js";
-import { sendWindowOf } from "./campaign-sequence.js";
-import { sendWindowWait } from "./send-window-gate.js";
+import { DeliveryClaims, type Claimed, type DeliveryClaimsDeps } from "./delivery-claims.js";
+import { TurnWrites } from "./delivery-writes.js";
 import type { SequenceSteps } from "./sequence-steps.js";
 import { processAlive } from "../heartbeat-lock.js";
 
 export type { DeliveryHooks, PassResult };
 
-export interface DeliveryServiceDeps {
-  db: Db;
-  clock: Clock;
-  config: Pick<ServerConfig, "sendPerMinute" | "sendPerRecipientDomainPerMinute">;
-  keys: { get(): Keyring };
-  contacts: ContactService;
+/** What the claim needs (`DeliveryClaimsDeps`), and the rest of the loop's. */
+export interface DeliveryServiceDeps extends DeliveryClaimsDeps {
   brand: BrandService;
-  plans: PlanService;
   sendingDomains: SendingDomainService;
-  suppressions: SuppressionList;
   messages: OutgoingMessages;
   /** Creates step n+1 when step n is recorded as sent (in that transaction). */
   sequences: SequenceSteps;
@@ -45,33 +31,20 @@ export interface DeliveryServiceDeps {
   processAlive?: (pid: number) => boolean;
   pid?: number;
   hooks?: DeliveryHooks;
-  /** Messages claimed per pass (default: 8 per relay connection). */
+  /** Messages claimed at once: a pass of `runOnce`, each refill of the loops (default: 8 per relay connection). */
   batchSize?: number;
   /** Messages in hand at once, composed, signed or on the wire (default: twice the relay's connections). */
   concurrency?: number;
-  /** Composes and signs messages (default: signing threads, from the first pass until the lock is let go). */
+  /** Composes and signs messages (default: the process's shared signing threads, used from the first pass until the lock is let go). */
   signer?: MessageSigner;
 }
 
 /** A lock whose holder has not written a heartbeat for this long is taken over. */
 const LOCK_STALE_MS = 60_000;
 const HEARTBEAT_MS = 5_000;
-/** A hold (unverified domain, no postal address) is looked at again after this. */
-const HOLD_MS = 5 * 60_000;
-const MINUTE_MS = 60_000;
-/** Attempts are kept this long (the daily cap needs today's, the throttles the last minute's). */
-const ATTEMPT_RETENTION_MS = 2 * 24 * 60 * 60_000;
-const SCAN_LIMIT = 500;
 
 const UNCONFIRMED_NOTE =
   "unconfirmed: the delivery stopped after the message was handed to the relay and before its answer was recorded; it may have been delivered, and is not sent again";
-
-interface Claimed {
-  due: DueExecution;
-  sendingDomainId: string;
-  attempt: number;
-  firstAttemptAt: string;
-}
 
 /**
  * The delivery loop (docs/architecture.md, "Delivery"): one per data directory (a lock in
@@ -82,16 +55,20 @@ interface Claimed {
 export class DeliveryService {
   readonly workerId = `dlv_${randomBytes(8).toString("hex")}`;
   private readonly repo: DeliveriesRepo;
-  /** The signing threads while this loop delivers; ended with `closeSigner`. */
+  private readonly claims: DeliveryClaims;
+  /** `sending` marks and answers, one transaction per turn of the event loop. */
+  private readonly writes: TurnWrites;
+  /** This loop's use of the shared signing threads while it delivers; let go with `closeSigner`. */
   private ownSigner?: MessageSigner;
   private holding = false;
   private lastHeartbeat = 0;
-  private lastPurge = 0;
   private readonly pid: number;
   private readonly alive: (pid: number) => boolean;
 
   constructor(private readonly deps: DeliveryServiceDeps) {
     this.repo = new DeliveriesRepo(deps.db);
+    this.claims = new DeliveryClaims(deps, this.repo, this.workerId);
+    this.writes = new TurnWrites(deps.db);
     this.pid = deps.pid ?? process.pid;
     this.alive = deps.processAlive ?? processAlive;
   }
@@ -159,135 +136,69 @@ export class DeliveryService {
     }
   }
 
-  /** One pass: claim what is due within the throttles, deliver it, record the answers. */
-  async pass(): Promise<PassResult> {
+  /**
+   * One pass: claim a batch of what is due within the throttles, deliver it, record the
+   * answers. With `refill` (the loops of `serve` and `deliver --until-empty`) the next batch
+   * is claimed, rendered and handed to the signer while the last one's messages are still
+   * on their way, so the relay's connections never wait at a batch's end for a claim and a
+   * whole batch's signing (bench/delivery-speed.js: that wait cost a third of the rate);
+   * the pass ends when a claim finds less than a batch due, or `signal` aborts.
+   */
+  async pass(options: { refill?: boolean; signal?: AbortSignal } = {}): Promise<PassResult> {
     if (!this.holding) throw new Error("pass() without the delivery lock: call acquire() first");
-    this.heartbeat();
     const result = emptyPass();
-    const cache = new DeliveryPassCache(this.deps);
-    const claimed = this.claimDue(result, cache);
-    result.claimed = claimed.length;
-    // Every claimed message rendered and handed to the signer now, in one turn of the event
-    // loop: the signing threads get them as one batch each instead of one hand-over per message.
-    const prepared = claimed.map(({ due, sendingDomainId }) => prepareMessage({ ...this.deps, signer: this.signer(), cache, now: () => this.now() }, due, sendingDomainId));
+    const batch = this.deps.batchSize ?? 12;
     const concurrency = this.deps.concurrency ?? 3;
-    let next = 0;
+    // Claimed and not yet started: below this, the next batch is claimed.
+    const lowWater = Math.max(concurrency, Math.ceil(batch / 2));
+    const line: Array<{ claimed: Claimed; prepared: Promise<PreparedMessage | { error: string }> }> = [];
+    let claiming = true;
+    let stopped: { error: unknown } | undefined;
+    const claim = () => {
+      this.heartbeat();
+      // Read afresh per batch: an edit or a key rotation counts from the next batch.
+      const cache = new DeliveryPassCache(this.deps);
+      const claimed = this.claims.claimDue(batch, result, cache);
+      result.claimed += claimed.length;
+      // The batch rendered and handed to the signer in one turn of the event loop: the
+      // signing threads get it in a few hand-overs instead of one per message.
+      const context = { messages: this.deps.messages, sequences: this.deps.sequences, signer: this.signer(), cache, now: () => this.now() };
+      for (const c of claimed) line.push({ claimed: c, prepared: prepareMessage(context, c) });
+      if (!options.refill || claimed.length < batch) claiming = false;
+    };
+    claim();
     const worker = async () => {
-      while (next < claimed.length) {
-        const at = next++;
-        await this.deliver(claimed[at]!, prepared[at]!, result);
+      for (;;) {
+        // After an abort (serve stopping) what is claimed still goes out, and nothing more is claimed.
+        // A failure (the lock lost, the database failing) ends the claims; what is claimed
+        // still goes on, so nothing stays claimed by this loop, then the pass fails with it.
+        try {
+          if (claiming && !options.signal?.aborted && line.length <= lowWater) claim();
+        } catch (error) {
+          claiming = false;
+          stopped ??= { error };
+        }
+        const next = line.shift();
+        if (!next) return;
+        try {
+          await this.deliver(next.claimed, next.prepared, result);
+        } catch (error) {
+          claiming = false;
+          stopped ??= { error };
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
+    await Promise.all(Array.from({ length: claiming ? concurrency : Math.min(concurrency, line.length) }, worker));
+    if (stopped) throw stopped.error;
     return result;
   }
 
-  /**
-   * Decide each due execution in one transaction: skip it (contact gone, unsubscribed,
-   * bounced, suppressed), hold it (domain not verified, no postal address), defer it
-   * (a throttle or the daily cap), or claim it.
-   */
-  private claimDue(result: PassResult, cache: DeliveryPassCache): Claimed[] {
-    const batch = this.deps.batchSize ?? 12;
-    return this.deps.db
-      .transaction(() => {
-        const now = this.now();
-        const stamp = now.toISOString();
-        const windowStart = new Date(now.getTime() - MINUTE_MS).toISOString();
-        const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
-        const claimed: Claimed[] = [];
-        const touched: string[] = [];
-        const capOf = new Map<string, number | null>();
-        const { sendPerMinute, sendPerRecipientDomainPerMinute } = this.deps.config;
-        const keyring = this.deps.keys.get();
-        for (const due of this.repo.due(stamp, SCAN_LIMIT)) {
-          if (claimed.length >= batch) break;
-          if (due.campaign_type === "lifetime" && due.campaign_status !== "active") {
-            this.repo.cancel(due.id, stamp);
-            continue;
-          }
-          const contact = this.repo.contact(due.team_id, due.contact_id);
-          if (!contact || !SENDABLE_CONTACT_STATUSES.includes(contact.status)) {
-            this.repo.skip(due.id, `the contact is ${contact ? contact.status : "deleted"}`, stamp);
-            result.skipped++;
-            touched.push(due.campaign_id);
-            continue;
-          }
-          const email = this.deps.contacts.emailOf(contact);
-          if (this.deps.suppressions.has(due.team_id, email)) {
-            this.repo.skip(due.id, "the address is on the workspace's suppression list (it unsubscribed or bounced before)", stamp);
-            result.skipped++;
-            touched.push(due.campaign_id);
-            continue;
-          }
-          const wait = sendWindowWait(sendWindowOf(due), contact.time_zone, cache.brand(due.team_id).timeZone, now);
-          if (wait) {
-            this.repo.defer(due.id, wait.at, wait.reason, 0, stamp);
-            continue;
-          }
-          const domainId = due.sending_domain_id;
-          if (!domainId) {
-            this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), "waiting: the campaign has no sending domain", 0, stamp);
-            continue;
-          }
-          const domain = cache.sender(due.team_id, domainId);
-          if (!domain || domain.status !== "verified") {
-            const why = domain ? `the sending domain ${domain.domain} is ${domain.status}, not verified` : "the campaign's sending domain was removed";
-            this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), `waiting: ${why}`, 0, stamp);
-            continue;
-          }
-          if (!cache.brand(due.team_id).postalAddress?.trim()) {
-            this.repo.defer(due.id, new Date(now.getTime() + HOLD_MS).toISOString(), "waiting: the brand settings have no postalAddress (every message carries it)", 0, stamp);
-            continue;
-          }
-          if (!capOf.has(due.team_id)) capOf.set(due.team_id, this.deps.plans.limitsForTeam(due.team_id).dailySends);
-          const cap = capOf.get(due.team_id)!;
-          if (cap !== null && this.repo.attemptsOfTeam(due.team_id, dayStart) >= cap) {
-            this.repo.defer(due.id, nextMidnightUtc(now).toISOString(), `waiting: the plan's daily cap of ${cap} messages is reached; sending resumes at midnight UTC`, 0, stamp);
-            continue;
-          }
-          if (sendPerMinute > 0) {
-            const window = this.repo.attemptsFromDomain(domainId, windowStart);
-            if (window.n >= sendPerMinute) {
-              const at = new Date(new Date(window.oldest!).getTime() + MINUTE_MS).toISOString();
-              this.repo.defer(due.id, at, `throttled: ${sendPerMinute} messages a minute from ${domain.domain}`, 1, stamp);
-              continue;
-            }
-          }
-          const recipientKey = recipientDomainKey(keyring, email);
-          if (sendPerRecipientDomainPerMinute > 0) {
-            const window = this.repo.attemptsToRecipientDomain(domainId, recipientKey, windowStart);
-            if (window.n >= sendPerRecipientDomainPerMinute) {
-              const at = new Date(new Date(window.oldest!).getTime() + MINUTE_MS).toISOString();
-              this.repo.defer(due.id, at, `throttled: ${sendPerRecipientDomainPerMinute} messages a minute to one recipient domain`, 1, stamp);
-              continue;
-            }
-          }
-          if (!this.repo.claim(due.id, this.workerId, stamp)) continue;
-          this.repo.recordAttempt({ execution_id: due.id, team_id: due.team_id, sending_domain_id: domainId, recipient_domain_key: recipientKey, at: stamp });
-          if (due.campaign_status === "scheduled") this.repo.startScheduled(due.campaign_id, stamp);
-          claimed.push({ due, sendingDomainId: domainId, attempt: due.attempts + 1, firstAttemptAt: due.first_attempt_at ?? stamp });
-        }
-        this.repo.completeCampaigns(touched, stamp);
-        if (now.getTime() - this.lastPurge > 60 * MINUTE_MS) {
-          this.lastPurge = now.getTime();
-          this.repo.purgeAttempts(new Date(now.getTime() - ATTEMPT_RETENTION_MS).toISOString());
-        }
-        return claimed;
-      })
-      .immediate();
-  }
-
-  private write<T>(fn: () => T): T {
-    return this.deps.db.transaction(fn).immediate();
-  }
-
-  /** The signer of this loop: the injected one, or signing threads started now. */
+  /** The signer of this loop: the injected one, or the process's shared signing threads. */
   private signer(): MessageSigner {
-    return this.deps.signer ?? (this.ownSigner ??= startMessageSigner());
+    return this.deps.signer ?? (this.ownSigner ??= sharedMessageSigner());
   }
 
-  /** Ends the signing threads this loop started (an injected signer is its owner's to close). */
+  /** Lets go of the shared signing threads (an injected signer is its owner's to close). */
   private async closeSigner(): Promise<void> {
     const signer = this.ownSigner;
     this.ownSigner = undefined;
@@ -303,7 +214,7 @@ export class DeliveryService {
     const ready = await prepared;
     if ("error" in ready) {
       const reason = `the message could not be built: ${ready.error}`;
-      this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
+      await this.record(due.campaign_id, (stamp) => this.repo.failClaimed(id, this.workerId, reason, stamp));
       this.deps.log(`${label}: failed: ${reason}`);
       result.failed++;
       return;
@@ -314,9 +225,14 @@ export class DeliveryService {
     try {
       answer = await this.deps.relay.send(envelope, raw, () => {
         hooks.beforeRecordSending?.(id);
-        const recorded = this.write(() => this.repo.markSending(id, this.workerId, this.now().toISOString()));
-        if (recorded) hooks.afterRecordSending?.(id);
-        return recorded;
+        // Committed before the `.`: the relay waits for this promise (RFC 5321 §4.1.1.4 keeps
+        // an unfinished DATA undelivered, so a crash before the commit costs nothing).
+        return this.writes
+          .run(() => this.repo.markSending(id, this.workerId, this.now().toISOString()))
+          .then((recorded) => {
+            if (recorded) hooks.afterRecordSending?.(id);
+            return recorded;
+          });
       });
     } catch (err) {
       if (!(err instanceof RelayError)) throw err;
@@ -326,30 +242,30 @@ export class DeliveryService {
     const now = this.now();
     const stamp = now.toISOString();
     if (!(answer instanceof RelayError)) {
-      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
+      await this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, null, 0, stamp) && this.deps.sequences.afterSent(id, stamp));
       hooks.afterRecordSent?.(id);
       this.deps.log(`${label}: sent (${answer.response})`);
       result.sent++;
     } else if (answer.kind === "cancelled") {
-      this.record(due.campaign_id, () => undefined);
+      await this.record(due.campaign_id, () => undefined);
       this.deps.log(`${label}: not sent, the execution was cancelled or skipped meanwhile`);
     } else if (answer.unanswered) {
-      this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
+      await this.record(due.campaign_id, () => this.repo.recordSent(id, this.workerId, messageId, `${UNCONFIRMED_NOTE} (${answer.message})`, 1, stamp));
       this.deps.log(`${label}: no answer after the message was handed over (${answer.message}): recorded as sent, unconfirmed`);
       result.unconfirmed++;
     } else if (answer.kind === "permanent") {
-      this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
+      await this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `the relay refused it: ${answer.message}`, stamp));
       this.deps.log(`${label}: failed: ${answer.message}`);
       result.failed++;
     } else {
       const giveUpAt = new Date(item.firstAttemptAt).getTime() + RETRY_WINDOW_MS;
       if (now.getTime() >= giveUpAt) {
-        this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
+        await this.record(due.campaign_id, () => this.repo.failClaimed(id, this.workerId, `gave up after 24 h of temporary failures; last: ${answer.message}`, stamp));
         this.deps.log(`${label}: failed after 24 h of temporary failures: ${answer.message}`);
         result.failed++;
       } else {
         const at = new Date(Math.min(now.getTime() + retryDelayMs(item.attempt), giveUpAt)).toISOString();
-        this.record(due.campaign_id, () => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
+        await this.record(due.campaign_id, () => this.repo.retryLater(id, this.workerId, at, `temporary failure, retrying at ${at}: ${answer.message}`, stamp));
         this.deps.log(`${label}: temporary failure (${answer.message}); next attempt at ${at}`);
         result.retried++;
       }
@@ -358,11 +274,13 @@ export class DeliveryService {
 
   /**
    * Record an execution's outcome and, in the same transaction, mark its campaign sent
-   * when nothing of it is left open: one write per message, and no moment at which the
-   * last message is recorded but its campaign is not.
+   * when nothing of it is left open: no moment at which the last message is recorded but
+   * its campaign is not. The transaction is the turn's (`TurnWrites`): a crash before its
+   * commit leaves the execution `sending`, recovered as sent and unconfirmed, as a crash
+   * just before a commit of its own would.
    */
-  private record(campaignId: string, outcome: (stamp: string) => unknown): void {
-    this.write(() => {
+  private record(campaignId: string, outcome: (stamp: string) => unknown): Promise<void> {
+    return this.writes.run(() => {
       const stamp = this.now().toISOString();
       outcome(stamp);
       this.repo.completeCampaigns([campaignId], stamp);
@@ -376,7 +294,7 @@ export class DeliveryService {
   async runUntilEmpty(signal?: AbortSignal): Promise<PassResult & { waiting: number; nextAt: string | null }> {
     return this.withLock(async (total) => {
       while (!signal?.aborted) {
-        const pass = await this.pass();
+        const pass = await this.pass({ refill: true, signal });
         addPass(total, pass);
         if (pass.claimed > 0) continue;
         const now = this.now();
@@ -430,7 +348,7 @@ export class DeliveryService {
         }
         let pass: PassResult;
         try {
-          pass = await this.pass();
+          pass = await this.pass({ refill: true, signal });
         } catch (err) {
           this.deps.log(`delivery pass failed: ${err instanceof Error ? err.message : String(err)}`);
           await this.deps.clock.sleep(5_000, signal).catch(() => {});
