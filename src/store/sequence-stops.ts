@@ -1,5 +1,17 @@
-import type { Db } from "./db.js";
+import { StatementCache, type Db } from "./db.js";
 import { DeliveriesRepo } from "./deliveries.js";
+
+/**
+ * Statements kept prepared per database: every reply, bounce and unsubscribe stops a
+ * sequence, and a first sync of a large mailbox records hundreds of replies in a row.
+ */
+const prepared = new WeakMap<Db, { statements: StatementCache; deliveries: DeliveriesRepo }>();
+
+function kept(db: Db): { statements: StatementCache; deliveries: DeliveriesRepo } {
+  let entry = prepared.get(db);
+  if (!entry) prepared.set(db, (entry = { statements: new StatementCache(db), deliveries: new DeliveriesRepo(db) }));
+  return entry;
+}
 
 export type SequenceStopReason = "replied" | "replied-domain" | "auto-replied" | "bounced" | "unsubscribed" | "cancelled";
 
@@ -10,8 +22,9 @@ export type SequenceStopReason = "replied" | "replied-domain" | "auto-replied" |
  * unsubscribe), so the cause and the stop are one fact. Returns the number of skipped steps.
  */
 export function stopSequences(db: Db, campaignId: string, contactIds: readonly string[], reason: SequenceStopReason, now: string): number {
-  const record = db.prepare("INSERT INTO sequence_stops (campaign_id, contact_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
-  const skip = db.prepare(
+  const { statements, deliveries } = kept(db);
+  const record = statements.get("INSERT INTO sequence_stops (campaign_id, contact_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  const skip = statements.get(
     `UPDATE campaign_executions SET status = 'skipped', error = ?, claimed_by = NULL, updated_at = ?
      WHERE campaign_id = ? AND contact_id = ? AND status IN ('pending', 'queued')`,
   );
@@ -22,7 +35,7 @@ export function stopSequences(db: Db, campaignId: string, contactIds: readonly s
   }
   // A one-time campaign whose last open steps were just skipped is done now: no delivery
   // pass would look at it again to say so.
-  if (skipped > 0) new DeliveriesRepo(db).completeCampaigns([campaignId], now);
+  if (skipped > 0) deliveries.completeCampaigns([campaignId], now);
   return skipped;
 }
 
@@ -37,10 +50,11 @@ export function isSequenceStopped(db: Db, campaignId: string, contactId: string)
  * `stopSequences`. Returns the number of skipped steps.
  */
 export function stopSequencesOfContact(db: Db, contactId: string, reason: SequenceStopReason, now: string): number {
-  const campaigns = db.prepare("SELECT DISTINCT campaign_id FROM campaign_executions WHERE contact_id = ?").pluck().all(contactId) as string[];
+  const { statements, deliveries } = kept(db);
+  const campaigns = (statements.get("SELECT DISTINCT campaign_id FROM campaign_executions WHERE contact_id = ?").all(contactId) as Array<{ campaign_id: string }>).map((r) => r.campaign_id);
   let skipped = 0;
   for (const campaignId of campaigns) skipped += stopSequences(db, campaignId, [contactId], reason, now);
   // The caller may have skipped the open steps itself first: the campaigns left with none are done.
-  new DeliveriesRepo(db).completeCampaigns(campaigns, now);
+  deliveries.completeCampaigns(campaigns, now);
   return skipped;
 }

@@ -68,6 +68,7 @@ describe("header values", () => {
     expect(addressOf("undisclosed-recipients:;")).toBeUndefined();
     expect(decodeWords("=?utf-8?Q?AW:_Hallo_M=C3=BCller?=")).toBe("AW: Hallo Müller");
     expect(decodeWords("=?UTF-8?B?UmU6IEjDqWxsbw==?=")).toBe("Re: Héllo");
+    expect(decodeWords("  Re: Hello = ?not encoded?  ")).toBe("  Re: Hello = ?not encoded?  ");
   });
 
   it("knows free-mail domains", () => {
