@@ -7,7 +7,7 @@ import { UsageError } from "../exit-codes.js";
 import { mutuallyExclusive } from "../flags.js";
 import { readAll } from "../io.js";
 import { printJson, printRecord } from "../output.js";
-import { attachVerbs, example, withJson } from "./shared.js";
+import { attachVerbs, defineVerb } from "./shared.js";
 import { apiFields } from "../flag-language.js";
 
 /** Flag → API field, for `set` and `--clear`. */
@@ -68,10 +68,9 @@ export interface BrandShowOptions {
 }
 
 export function registerBrandShow(brand: Command, ctx: CommandContext): void {
-  const command = withJson(brand.command("show").description("show the brand settings").option("--markdown", "print the generated style guide (Markdown)")).action(
-    (options: BrandShowOptions) => runBrandShow(ctx, options),
-  );
-  example(command, "outreach brand show", "outreach brand show --markdown > style-guide.md");
+  defineVerb(brand, { name: "show", description: "show the brand settings", json: true, examples: ["outreach brand show", "outreach brand show --markdown > style-guide.md"] }, (command) =>
+    command.option("--markdown", "print the generated style guide (Markdown)"),
+  ).action((options: BrandShowOptions) => runBrandShow(ctx, options));
 }
 
 export async function runBrandShow(ctx: CommandContext, options: BrandShowOptions): Promise<void> {
@@ -98,30 +97,34 @@ export interface BrandSetOptions {
 }
 
 export function registerBrandSet(brand: Command, ctx: CommandContext): void {
-  const command = withJson(
-    brand
-      .command("set")
-      .description("change brand settings; only the flags given change")
-      .option("--name <name>", "brand name")
-      .option("--description <text>", "what the business does, in a sentence or two")
-      .option("--email <email>", "brand email address")
-      .option("--website <url>", "website (http or https)")
-      .option("--language <tag>", "email language, a BCP 47 tag (en, de-CH)")
-      .option("--logo-url <url>", "logo URL (http or https)")
-      .option("--design-system <file>", "JSON file with the design system (colors, typography, voice, logo, spacing…); - for stdin")
-      .option("--postal-address <text>", "the sender's postal address, printed in every message's footer (\\n for a new line)")
-      .option("--time-zone <zone>", "IANA time zone of send windows for contacts without their own (Europe/Berlin); default UTC")
-      .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
-      .option("--markdown", "print the generated style guide afterwards"),
+  const command = defineVerb(
+    brand,
+    {
+      name: "set",
+      description: "change brand settings; only the flags given change",
+      json: true,
+      examples: [
+        'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',
+        "outreach brand set --design-system brand.json --markdown",
+        "outreach brand set --clear logo-url",
+        'outreach brand set --postal-address "Acme Dental\\n12 Main Street\\nSpringfield, IL 62701"',
+      ],
+    },
+    (command) =>
+      command
+        .option("--name <name>", "brand name")
+        .option("--description <text>", "what the business does, in a sentence or two")
+        .option("--email <email>", "brand email address")
+        .option("--website <url>", "website (http or https)")
+        .option("--language <tag>", "email language, a BCP 47 tag (en, de-CH)")
+        .option("--logo-url <url>", "logo URL (http or https)")
+        .option("--design-system <file>", "JSON file with the design system (colors, typography, voice, logo, spacing…); - for stdin")
+        .option("--postal-address <text>", "the sender's postal address, printed in every message's footer (\\n for a new line)")
+        .option("--time-zone <zone>", "IANA time zone of send windows for contacts without their own (Europe/Berlin); default UTC")
+        .option("--clear <field>", `clear a field; repeatable (${Object.keys(FIELDS).join(", ")})`, (v: string, prev: string[]) => [...prev, v], [] as string[])
+        .option("--markdown", "print the generated style guide afterwards"),
   ).action((flags: BrandSetFlags) => runBrandSet(ctx, parseBrandSetOptions(flags)));
   apiFields(command, Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, `--${flag}`])));
-  example(
-    command,
-    'outreach brand set --name "Acme Dental" --email hello@acme.example --language de-CH',
-    "outreach brand set --design-system brand.json --markdown",
-    "outreach brand set --clear logo-url",
-    'outreach brand set --postal-address "Acme Dental\\n12 Main Street\\nSpringfield, IL 62701"',
-  );
 }
 
 /** The fields given, each --clear checked against them; at least one change. */

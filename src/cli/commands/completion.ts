@@ -1,6 +1,6 @@
 import { Argument, type Command } from "commander";
 import type { CommandContext } from "../context.js";
-import { example } from "./shared.js";
+import { defineVerb } from "./shared.js";
 
 /** One node of the command tree as the scripts need it: its path, sub-commands and flags. */
 interface Node {
@@ -99,17 +99,19 @@ const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
 /** `outreach completion bash|zsh|fish`: a completion script for the shell, built from the command tree. */
 export function registerCompletion(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command("completion")
-    .description("print a shell completion script (commands and flags)")
-    .addArgument(new Argument("<shell>", "the shell").choices(Object.keys(SHELLS)))
-    .action((shell: keyof typeof SHELLS) => runCompletion(ctx, program, { shell }));
-  example(
-    command,
-    "outreach completion bash > ~/.local/share/bash-completion/completions/outreach",
-    'eval "$(outreach completion zsh)"',
-    "outreach completion fish > ~/.config/fish/completions/outreach.fish",
-  );
+  defineVerb(
+    program,
+    {
+      name: "completion",
+      description: "print a shell completion script (commands and flags)",
+      examples: [
+        "outreach completion bash > ~/.local/share/bash-completion/completions/outreach",
+        'eval "$(outreach completion zsh)"',
+        "outreach completion fish > ~/.config/fish/completions/outreach.fish",
+      ],
+    },
+    (command) => command.addArgument(new Argument("<shell>", "the shell").choices(Object.keys(SHELLS))),
+  ).action((shell: keyof typeof SHELLS) => runCompletion(ctx, program, { shell }));
 }
 
 export interface CompletionOptions {

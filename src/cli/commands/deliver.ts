@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { deliverNow } from "../../services/sending/delivery-runtime.js";
 import type { CommandContext } from "../context.js";
 import { printJson } from "../output.js";
-import { example, withJson } from "./shared.js";
+import { defineVerb } from "./shared.js";
 
 /**
  * `outreach deliver [--until-empty]`: the delivery loop of `serve`, run once on a local
@@ -16,17 +16,16 @@ export interface DeliverOptions {
 }
 
 export function registerDeliver(program: Command, ctx: CommandContext): void {
-  const command = withJson(
-    program
-      .command("deliver")
-      .description("deliver the campaign messages that are due, through OUTREACH_SMTP_URL, from the local data directory")
-      .option("--until-empty", "keep delivering (waiting out the per-minute throttles) until nothing is due now"),
+  defineVerb(
+    program,
+    {
+      name: "deliver",
+      description: "deliver the campaign messages that are due, through OUTREACH_SMTP_URL, from the local data directory",
+      json: true,
+      examples: ["OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach deliver --until-empty", "outreach deliver --json"],
+    },
+    (command) => command.option("--until-empty", "keep delivering (waiting out the per-minute throttles) until nothing is due now"),
   ).action((options: DeliverOptions) => runDeliver(ctx, options));
-  example(
-    command,
-    "OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach deliver --until-empty",
-    "outreach deliver --json",
-  );
 }
 
 export async function runDeliver(ctx: CommandContext, options: DeliverOptions): Promise<void> {

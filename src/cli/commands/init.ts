@@ -6,7 +6,7 @@ import type { CommandContext } from "../context.js";
 import { CliError, EXIT, UsageError } from "../exit-codes.js";
 import { promptContext } from "../io.js";
 import { printJson } from "../output.js";
-import { example } from "./shared.js";
+import { defineVerb } from "./shared.js";
 
 /** `outreach init`: the data directory, its owner, the first workspace and a token (prompted for on a terminal). */
 export interface InitOptions {
@@ -18,20 +18,21 @@ export interface InitOptions {
 }
 
 export function registerInit(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command("init")
-    .description("create the data directory, its owner, the first workspace and a personal access token")
-    .option("--name <name>", "your name")
-    .option("--email <email>", "your email address")
-    .option("--team <name>", "name of the first workspace")
-    .option("--plan <plan>", "plan of the workspace (free, pro, self-hosted)", "self-hosted")
-    .option("--json", "print {user, team, token} as JSON")
-    .action((options: InitOptions) => runInit(ctx, options));
-  example(
-    command,
-    "outreach init --name Ada --email ada@example.com --team Acme",
-    "outreach init --data-dir ./data --name Ada --email ada@example.com --team Acme --json",
-  );
+  defineVerb(
+    program,
+    {
+      name: "init",
+      description: "create the data directory, its owner, the first workspace and a personal access token",
+      examples: ["outreach init --name Ada --email ada@example.com --team Acme", "outreach init --data-dir ./data --name Ada --email ada@example.com --team Acme --json"],
+    },
+    (command) =>
+      command
+        .option("--name <name>", "your name")
+        .option("--email <email>", "your email address")
+        .option("--team <name>", "name of the first workspace")
+        .option("--plan <plan>", "plan of the workspace (free, pro, self-hosted)", "self-hosted")
+        .option("--json", "print {user, team, token} as JSON"),
+  ).action((options: InitOptions) => runInit(ctx, options));
 }
 
 export async function runInit(ctx: CommandContext, options: InitOptions): Promise<void> {

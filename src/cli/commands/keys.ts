@@ -3,7 +3,7 @@ import { KEY_SCOPES, type KeyScope, type TeamApiKey } from "../../core/schemas/t
 import type { CommandContext } from "../context.js";
 import { apiFields } from "../flag-language.js";
 import { printJson, printRows, timeCell } from "../output.js";
-import { attachVerbs, example, type IdOptions, type JsonOption, withJson } from "./shared.js";
+import { attachVerbs, defineVerb, type IdOptions, type JsonOption } from "./shared.js";
 
 /**
  * `outreach keys list|create|rotate|revoke`: team API keys for integrations. A small group,
@@ -36,8 +36,10 @@ export function registerKeys(program: Command, ctx: CommandContext): void {
 export type KeysListOptions = JsonOption;
 
 export function registerKeysList(keys: Command, ctx: CommandContext): void {
-  const command = withJson(keys.command("list").description("list the workspace's team API keys (never the raw keys)")).action((options: KeysListOptions) => runKeysList(ctx, options));
-  example(command, "outreach keys list", "outreach keys list --json");
+  defineVerb(
+    keys,
+    { name: "list", description: "list the workspace's team API keys (never the raw keys)", json: true, examples: ["outreach keys list", "outreach keys list --json"] },
+  ).action((options: KeysListOptions) => runKeysList(ctx, options));
 }
 
 export async function runKeysList(ctx: CommandContext, options: KeysListOptions): Promise<void> {
@@ -64,16 +66,21 @@ export interface KeysCreateOptions {
 }
 
 export function registerKeysCreate(keys: Command, ctx: CommandContext): void {
-  const command = withJson(
-    keys
-      .command("create")
-      .description("create a team API key; prints the raw key once, on stdout")
-      .requiredOption("--name <name>", "what the key is for (e.g. Zapier)")
-      .option("--scope <scope>", `a scope; repeat or comma-separate (known: ${KEY_SCOPES.join(", ")}; default: campaigns:trigger)`, collect, [] as string[])
-      .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
+  const command = defineVerb(
+    keys,
+    {
+      name: "create",
+      description: "create a team API key; prints the raw key once, on stdout",
+      json: true,
+      examples: ['outreach keys create --name "Signup webhook" --scope campaigns:trigger', "KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)"],
+    },
+    (command) =>
+      command
+        .requiredOption("--name <name>", "what the key is for (e.g. Zapier)")
+        .option("--scope <scope>", `a scope; repeat or comma-separate (known: ${KEY_SCOPES.join(", ")}; default: campaigns:trigger)`, collect, [] as string[])
+        .option("--expires-at <datetime>", "expiry (ISO 8601); default: never"),
   ).action((options: KeysCreateOptions) => runKeysCreate(ctx, options));
   apiFields(command, { scopes: "--scope" });
-  example(command, 'outreach keys create --name "Signup webhook" --scope campaigns:trigger', 'KEY=$(outreach keys create --name Zapier --expires-at 2027-01-01T00:00:00Z)');
 }
 
 export async function runKeysCreate(ctx: CommandContext, options: KeysCreateOptions): Promise<void> {
@@ -86,10 +93,9 @@ export async function runKeysCreate(ctx: CommandContext, options: KeysCreateOpti
 export type KeyIdOptions = IdOptions;
 
 export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
-  const command = withJson(
-    keys.command("rotate").description("replace a key's secret: the old key stops working at once; prints the new one once").argument("<id>", "key id"),
+  defineVerb(keys, { name: "rotate", description: "replace a key's secret: the old key stops working at once; prints the new one once", json: true, examples: ["outreach keys rotate key_3kF9x2aB7dQ1LmZp"] }, (command) =>
+    command.argument("<id>", "key id"),
   ).action((id: string, options: { json?: boolean }) => runKeysRotate(ctx, { id, json: options.json }));
-  example(command, "outreach keys rotate key_3kF9x2aB7dQ1LmZp");
 }
 
 export async function runKeysRotate(ctx: CommandContext, { id, json }: KeyIdOptions): Promise<void> {
@@ -97,10 +103,9 @@ export async function runKeysRotate(ctx: CommandContext, { id, json }: KeyIdOpti
 }
 
 export function registerKeysRevoke(keys: Command, ctx: CommandContext): void {
-  const command = withJson(keys.command("revoke").description("revoke a key: it stops working at once").argument("<id>", "key id")).action((id: string, options: { json?: boolean }) =>
-    runKeysRevoke(ctx, { id, json: options.json }),
-  );
-  example(command, "outreach keys revoke key_3kF9x2aB7dQ1LmZp");
+  defineVerb(keys, { name: "revoke", description: "revoke a key: it stops working at once", json: true, examples: ["outreach keys revoke key_3kF9x2aB7dQ1LmZp"] }, (command) =>
+    command.argument("<id>", "key id"),
+  ).action((id: string, options: { json?: boolean }) => runKeysRevoke(ctx, { id, json: options.json }));
 }
 
 export async function runKeysRevoke(ctx: CommandContext, { id, json }: KeyIdOptions): Promise<void> {

@@ -3,7 +3,7 @@ import { syncReplies } from "../../services/replies/reply-runtime.js";
 import { describeSummary } from "../../services/replies/reply-watcher.js";
 import type { CommandContext } from "../context.js";
 import { printJson } from "../output.js";
-import { example, type JsonOption, withJson } from "./shared.js";
+import { defineVerb, type JsonOption } from "./shared.js";
 
 /**
  * `outreach replies sync`: one pass over the new mail of OUTREACH_IMAP_URL on a local data
@@ -12,10 +12,15 @@ import { example, type JsonOption, withJson } from "./shared.js";
  */
 export function registerReplies(program: Command, ctx: CommandContext): void {
   const replies = program.command("replies").description("reply detection from the mailbox in OUTREACH_IMAP_URL");
-  const sync = withJson(
-    replies.command("sync").description("read the mailbox's new messages once: record replies and auto-replies, process bounces, stop the sequences they answer"),
+  defineVerb(
+    replies,
+    {
+      name: "sync",
+      description: "read the mailbox's new messages once: record replies and auto-replies, process bounces, stop the sequences they answer",
+      json: true,
+      examples: ["OUTREACH_IMAP_URL=imaps://replies%40acme.example:secret@imap.example.com/INBOX outreach replies sync", "outreach replies sync --json"],
+    },
   ).action((options: JsonOption) => runRepliesSync(ctx, options));
-  example(sync, "OUTREACH_IMAP_URL=imaps://replies%40acme.example:secret@imap.example.com/INBOX outreach replies sync", "outreach replies sync --json");
 }
 
 export async function runRepliesSync(ctx: CommandContext, options: JsonOption): Promise<void> {

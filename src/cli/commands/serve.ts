@@ -7,7 +7,7 @@ import { startVerificationRetries } from "../../services/contacts/verification-r
 import { startMailboxWatcher } from "../../services/replies/reply-runtime.js";
 import type { CommandContext } from "../context.js";
 import { intFlag } from "../flags.js";
-import { example } from "./shared.js";
+import { defineVerb } from "./shared.js";
 
 /** `outreach serve`: what commander hands over. */
 export interface ServeFlags {
@@ -27,21 +27,25 @@ export interface ServeOptions {
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command("serve")
-    .description("serve the full API over HTTP from the data directory (127.0.0.1 by default)")
-    .option("--host <host>", "address to bind (use 0.0.0.0 only behind a TLS proxy)", "127.0.0.1")
-    .option("--port <port>", "port to listen on", "8787")
-    .option("--shutdown-timeout <ms>", "after SIGINT/SIGTERM, how long in-flight requests may take (env OUTREACH_SHUTDOWN_TIMEOUT_MS, default 15000)")
-    .option("--smtp-port <port>", "also accept delivery status notifications (bounces) for the VERP return paths over SMTP on this port (on --host)")
-    .action((flags: ServeFlags) => runServe(ctx, parseServeOptions(flags)));
-  example(
-    command,
-    "outreach serve",
-    "outreach serve --data-dir /srv/outreach --port 8080",
-    "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0 --shutdown-timeout 30000",
-    "OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach serve --smtp-port 2525",
-  );
+  defineVerb(
+    program,
+    {
+      name: "serve",
+      description: "serve the full API over HTTP from the data directory (127.0.0.1 by default)",
+      examples: [
+        "outreach serve",
+        "outreach serve --data-dir /srv/outreach --port 8080",
+        "OUTREACH_RATE_LIMIT=600 outreach serve --host 0.0.0.0 --shutdown-timeout 30000",
+        "OUTREACH_SMTP_URL=smtp://user:pass@relay.example:587 OUTREACH_PUBLIC_URL=https://outreach.example.com outreach serve --smtp-port 2525",
+      ],
+    },
+    (command) =>
+      command
+        .option("--host <host>", "address to bind (use 0.0.0.0 only behind a TLS proxy)", "127.0.0.1")
+        .option("--port <port>", "port to listen on", "8787")
+        .option("--shutdown-timeout <ms>", "after SIGINT/SIGTERM, how long in-flight requests may take (env OUTREACH_SHUTDOWN_TIMEOUT_MS, default 15000)")
+        .option("--smtp-port <port>", "also accept delivery status notifications (bounces) for the VERP return paths over SMTP on this port (on --host)"),
+  ).action((flags: ServeFlags) => runServe(ctx, parseServeOptions(flags)));
 }
 
 export function parseServeOptions(flags: ServeFlags): ServeOptions {

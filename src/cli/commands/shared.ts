@@ -27,11 +27,6 @@ export interface IdOptions extends JsonOption {
   id: string;
 }
 
-/** `--json` on a command that prints data. */
-export function withJson(command: Command): Command {
-  return command.option("--json", "print JSON instead of a table");
-}
-
 /** What a verb shows in --help besides its flags: its name, one line, whether it prints data, its examples (at least one). */
 export interface VerbHelp {
   name: string;
@@ -44,17 +39,23 @@ export interface VerbHelp {
 /**
  * A verb's command under its group, declared in one call: name and description, its own
  * arguments and flags (`flags`), `--json` when it prints data, its examples; the caller adds
- * `.action`. The one shape of a verb's `registerX`, so a verb cannot go without an example.
+ * `.action`. The only way a verb is registered (groups and the root have no examples of
+ * their own), so a verb cannot go without an example.
  */
 export function defineVerb(group: Command, help: VerbHelp, flags: (command: Command) => Command = (command) => command): Command {
   const command = flags(group.command(help.name).description(help.description));
   if (help.json) withJson(command);
-  example(command, ...help.examples);
+  withExamples(command, help.examples);
   return command;
 }
 
-/** Attach an example block to a command's --help (every command has one). */
-export function example(command: Command, ...lines: string[]): Command {
+/** `--json` on a command that prints data, after its own flags. */
+function withJson(command: Command): Command {
+  return command.option("--json", "print JSON instead of a table");
+}
+
+/** The example block at the end of a verb's --help. */
+function withExamples(command: Command, lines: readonly string[]): Command {
   return command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
 }
 

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { printJson, printRows } from "../output.js";
-import { attachVerbs, example, type JsonOption, withJson } from "./shared.js";
+import { attachVerbs, defineVerb, type JsonOption } from "./shared.js";
 
 /** `outreach teams list|switch`: your workspaces. A small group, so its two verbs share this file. */
 export function registerTeams(program: Command, ctx: CommandContext): void {
@@ -13,8 +13,10 @@ export function registerTeams(program: Command, ctx: CommandContext): void {
 export type TeamsListOptions = JsonOption;
 
 export function registerTeamsList(teams: Command, ctx: CommandContext): void {
-  const command = withJson(teams.command("list").description("list your workspaces; * marks the active one")).action((options: TeamsListOptions) => runTeamsList(ctx, options));
-  example(command, "outreach teams list", "outreach teams list --json");
+  defineVerb(
+    teams,
+    { name: "list", description: "list your workspaces; * marks the active one", json: true, examples: ["outreach teams list", "outreach teams list --json"] },
+  ).action((options: TeamsListOptions) => runTeamsList(ctx, options));
 }
 
 export async function runTeamsList(ctx: CommandContext, options: TeamsListOptions): Promise<void> {
@@ -36,10 +38,9 @@ export interface TeamsSwitchOptions {
 }
 
 export function registerTeamsSwitch(teams: Command, ctx: CommandContext): void {
-  const command = withJson(teams.command("switch").description("make another workspace the active one").argument("<team>", "workspace id or slug")).action(
-    (team: string, options: { json?: boolean }) => runTeamsSwitch(ctx, { team, json: options.json }),
-  );
-  example(command, "outreach teams switch acme", "outreach teams switch team_3kF9x2…");
+  defineVerb(teams, { name: "switch", description: "make another workspace the active one", json: true, examples: ["outreach teams switch acme", "outreach teams switch team_3kF9x2…"] }, (command) =>
+    command.argument("<team>", "workspace id or slug"),
+  ).action((team: string, options: { json?: boolean }) => runTeamsSwitch(ctx, { team, json: options.json }));
 }
 
 export async function runTeamsSwitch(ctx: CommandContext, { team, json }: TeamsSwitchOptions): Promise<void> {

@@ -1,14 +1,16 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { printJson, printRecord } from "../output.js";
-import { example, type JsonOption, withJson } from "./shared.js";
+import { defineVerb, type JsonOption } from "./shared.js";
 
 /** `outreach whoami`: the signed-in user and the active workspace. */
 export type WhoamiOptions = JsonOption;
 
 export function registerWhoami(program: Command, ctx: CommandContext): void {
-  const command = withJson(program.command("whoami").description("show the signed-in user and the active workspace")).action((options: WhoamiOptions) => runWhoami(ctx, options));
-  example(command, "outreach whoami", "outreach whoami --json | jq -r .user.email");
+  defineVerb(
+    program,
+    { name: "whoami", description: "show the signed-in user and the active workspace", json: true, examples: ["outreach whoami", "outreach whoami --json | jq -r .user.email"] },
+  ).action((options: WhoamiOptions) => runWhoami(ctx, options));
 }
 
 export async function runWhoami(ctx: CommandContext, options: WhoamiOptions): Promise<void> {

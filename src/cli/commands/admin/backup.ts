@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { backupDatabase } from "../../../store/db.js";
 import type { CommandContext } from "../../context.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach admin backup FILE`: a consistent copy of the database, safe while the server runs. */
 export interface BackupOptions {
@@ -10,12 +10,9 @@ export interface BackupOptions {
 }
 
 export function registerBackup(admin: Command, ctx: CommandContext): void {
-  const command = admin
-    .command("backup")
-    .description("write a consistent copy of the database (safe while the server runs)")
-    .argument("<file>", "where to write the copy")
-    .action((file: string) => runBackup(ctx, { file }));
-  example(command, "outreach admin backup /backups/outreach-$(date +%F).db");
+  defineVerb(admin, { name: "backup", description: "write a consistent copy of the database (safe while the server runs)", examples: ["outreach admin backup /backups/outreach-$(date +%F).db"] }, (command) =>
+    command.argument("<file>", "where to write the copy"),
+  ).action((file: string) => runBackup(ctx, { file }));
 }
 
 export async function runBackup(ctx: CommandContext, options: BackupOptions): Promise<void> {

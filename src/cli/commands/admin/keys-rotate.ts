@@ -6,7 +6,7 @@ import type { Instance } from "../../../services/instance.js";
 import type { CommandContext } from "../../context.js";
 import { CliError, EXIT, UsageError } from "../../exit-codes.js";
 import { intFlag } from "../../flags.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach admin keys rotate`: every encrypted field re-encrypted under a new key, in batches. */
 export interface KeysRotateFlags {
@@ -20,13 +20,18 @@ export interface KeysRotateOptions {
 }
 
 export function registerKeysRotate(keys: Command, ctx: CommandContext): void {
-  const command = keys
-    .command("rotate")
-    .description("re-encrypt every encrypted field under a new key, in batches, while a server may keep serving")
-    .option("--batch-size <n>", "rows per transaction", "200")
-    .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)")
-    .action((flags: KeysRotateFlags) => runKeysRotate(ctx, parseKeysRotateOptions(flags)));
-  example(command, "outreach admin keys rotate", "OUTREACH_SECRET_KEY=$NEW OUTREACH_SECRET_KEY_PREVIOUS=$OLD outreach admin keys rotate");
+  defineVerb(
+    keys,
+    {
+      name: "rotate",
+      description: "re-encrypt every encrypted field under a new key, in batches, while a server may keep serving",
+      examples: ["outreach admin keys rotate", "OUTREACH_SECRET_KEY=$NEW OUTREACH_SECRET_KEY_PREVIOUS=$OLD outreach admin keys rotate"],
+    },
+    (command) =>
+      command
+        .option("--batch-size <n>", "rows per transaction", "200")
+        .option("--keep-old", "keep the old key in the key file after re-encrypting (default: retire it)"),
+  ).action((flags: KeysRotateFlags) => runKeysRotate(ctx, parseKeysRotateOptions(flags)));
 }
 
 export function parseKeysRotateOptions(flags: KeysRotateFlags): KeysRotateOptions {

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { Role } from "../../../core/schemas/team.js";
 import type { CommandContext } from "../../context.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { printJson, printRows, timeCell } from "../../output.js";
 import { toUser } from "../../../services/access/identity.js";
 import { teamSlugFlag, userEmailFlag } from "./admin-flags.js";
@@ -14,14 +14,15 @@ export interface MembersAddOptions {
 }
 
 export function registerMembersAdd(members: Command, ctx: CommandContext): void {
-  const command = members
-    .command("add")
-    .description("add a user to a workspace (or change their role)")
-    .addOption(teamSlugFlag())
-    .addOption(userEmailFlag())
-    .addOption(new Option("--role <role>", Role.options.join(", ")).choices(Role.options).makeOptionMandatory())
-    .action((options: MembersAddOptions) => runMembersAdd(ctx, options));
-  example(command, "outreach admin members add --team acme --email bob@example.com --role admin");
+  defineVerb(
+    members,
+    { name: "add", description: "add a user to a workspace (or change their role)", examples: ["outreach admin members add --team acme --email bob@example.com --role admin"] },
+    (command) =>
+      command
+        .addOption(teamSlugFlag())
+        .addOption(userEmailFlag())
+        .addOption(new Option("--role <role>", Role.options.join(", ")).choices(Role.options).makeOptionMandatory()),
+  ).action((options: MembersAddOptions) => runMembersAdd(ctx, options));
 }
 
 export function runMembersAdd(ctx: CommandContext, options: MembersAddOptions): void {
@@ -36,10 +37,9 @@ export interface MembersListOptions {
 }
 
 export function registerMembersList(members: Command, ctx: CommandContext): void {
-  const command = withJson(members.command("list").description("list a workspace's members and their roles").addOption(teamSlugFlag())).action(
-    (options: MembersListOptions) => runMembersList(ctx, options),
-  );
-  example(command, "outreach admin members list --team acme");
+  defineVerb(members, { name: "list", description: "list a workspace's members and their roles", json: true, examples: ["outreach admin members list --team acme"] }, (command) =>
+    command.addOption(teamSlugFlag()),
+  ).action((options: MembersListOptions) => runMembersList(ctx, options));
 }
 
 export function runMembersList(ctx: CommandContext, options: MembersListOptions): void {
@@ -62,14 +62,16 @@ export interface MembersRmOptions {
 }
 
 export function registerMembersRm(members: Command, ctx: CommandContext): void {
-  const command = withJson(
-    members
-      .command("rm")
-      .description("take a user out of a workspace (the user and their other workspaces stay; the last owner cannot leave)")
-      .addOption(teamSlugFlag())
-      .addOption(userEmailFlag()),
+  defineVerb(
+    members,
+    {
+      name: "rm",
+      description: "take a user out of a workspace (the user and their other workspaces stay; the last owner cannot leave)",
+      json: true,
+      examples: ["outreach admin members rm --team acme --email bob@example.com"],
+    },
+    (command) => command.addOption(teamSlugFlag()).addOption(userEmailFlag()),
   ).action((options: MembersRmOptions) => runMembersRm(ctx, options));
-  example(command, "outreach admin members rm --team acme --email bob@example.com");
 }
 
 export function runMembersRm(ctx: CommandContext, options: MembersRmOptions): void {

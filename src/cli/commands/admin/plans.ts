@@ -1,15 +1,14 @@
 import { type Command, Option } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 import { limitFlag } from "../../flags.js";
 
 /** `outreach admin plans list`: the plans and their default limits. */
 export type PlansListOptions = JsonOption;
 
 export function registerPlansList(plans: Command, ctx: CommandContext): void {
-  const command = withJson(plans.command("list").description("list plans and their limits")).action((options: PlansListOptions) => runPlansList(ctx, options));
-  example(command, "outreach admin plans list");
+  defineVerb(plans, { name: "list", description: "list plans and their limits", json: true, examples: ["outreach admin plans list"] }).action((options: PlansListOptions) => runPlansList(ctx, options));
 }
 
 export function runPlansList(ctx: CommandContext, options: PlansListOptions): void {
@@ -42,16 +41,21 @@ export interface PlansSetOptions {
 }
 
 export function registerPlansSet(plans: Command, ctx: CommandContext): void {
-  const command = plans
-    .command("set")
-    .description("create a plan or change its default limits")
-    .argument("<plan>", "plan name")
-    .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
-    .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
-    .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
-    .option("--daily-sends <n>", "messages a workspace may send per UTC day (a number or 'unlimited')")
-    .action((name: string, flags: PlansSetFlags) => runPlansSet(ctx, parsePlansSetOptions(name, flags)));
-  example(command, "outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes --daily-sends 20000");
+  defineVerb(
+    plans,
+    {
+      name: "set",
+      description: "create a plan or change its default limits",
+      examples: ["outreach admin plans set free --daily-searches 50", "outreach admin plans set agency --daily-searches 2000 --max-contacts 200000 --custom-sender yes --daily-sends 20000"],
+    },
+    (command) =>
+      command
+        .argument("<plan>", "plan name")
+        .option("--daily-searches <n>", "daily lead searches (a number or 'unlimited')")
+        .option("--max-contacts <n>", "contacts per workspace (a number or 'unlimited')")
+        .addOption(new Option("--custom-sender <yes|no>", "whether workspaces on this plan may add sending domains").choices(["yes", "no"]))
+        .option("--daily-sends <n>", "messages a workspace may send per UTC day (a number or 'unlimited')"),
+  ).action((name: string, flags: PlansSetFlags) => runPlansSet(ctx, parsePlansSetOptions(name, flags)));
 }
 
 export function parsePlansSetOptions(name: string, flags: PlansSetFlags): PlansSetOptions {

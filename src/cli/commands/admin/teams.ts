@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toWorkspace } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 import { limitFlag } from "../../flags.js";
 import { teamSlugFlag } from "./admin-flags.js";
 
@@ -15,15 +15,15 @@ export interface TeamsCreateOptions {
 }
 
 export function registerTeamsCreate(teams: Command, ctx: CommandContext): void {
-  const command = withJson(
-    teams
-      .command("create")
-      .description("create a workspace owned by an existing user")
-      .requiredOption("--name <name>", "workspace name")
-      .requiredOption("--owner <email>", "email of the owner")
-      .option("--plan <plan>", "plan (free, pro, self-hosted)", "self-hosted"),
+  defineVerb(
+    teams,
+    { name: "create", description: "create a workspace owned by an existing user", json: true, examples: ["outreach admin teams create --name Acme --owner ada@example.com --plan pro"] },
+    (command) =>
+      command
+        .requiredOption("--name <name>", "workspace name")
+        .requiredOption("--owner <email>", "email of the owner")
+        .option("--plan <plan>", "plan (free, pro, self-hosted)", "self-hosted"),
   ).action((options: TeamsCreateOptions) => runTeamsCreate(ctx, options));
-  example(command, "outreach admin teams create --name Acme --owner ada@example.com --plan pro");
 }
 
 export function runTeamsCreate(ctx: CommandContext, options: TeamsCreateOptions): void {
@@ -39,8 +39,9 @@ export function runTeamsCreate(ctx: CommandContext, options: TeamsCreateOptions)
 export type TeamsListOptions = JsonOption;
 
 export function registerTeamsList(teams: Command, ctx: CommandContext): void {
-  const command = withJson(teams.command("list").description("list every workspace with its plan and member count")).action((options: TeamsListOptions) => runTeamsList(ctx, options));
-  example(command, "outreach admin teams list");
+  defineVerb(teams, { name: "list", description: "list every workspace with its plan and member count", json: true, examples: ["outreach admin teams list"] }).action((options: TeamsListOptions) =>
+    runTeamsList(ctx, options),
+  );
 }
 
 export function runTeamsList(ctx: CommandContext, options: TeamsListOptions): void {
@@ -66,15 +67,20 @@ export interface TeamsRenameOptions {
 }
 
 export function registerTeamsRename(teams: Command, ctx: CommandContext): void {
-  const command = withJson(
-    teams
-      .command("rename")
-      .description("rename a workspace; its slug follows the name unless --slug is given")
-      .addOption(teamSlugFlag())
-      .requiredOption("--name <name>", "the new name")
-      .option("--slug <slug>", "the new slug (lowercase letters, digits, dashes)"),
+  defineVerb(
+    teams,
+    {
+      name: "rename",
+      description: "rename a workspace; its slug follows the name unless --slug is given",
+      json: true,
+      examples: ['outreach admin teams rename --team personal --name "Acme Dental"', "outreach admin teams rename --team personal --name Acme --slug acme"],
+    },
+    (command) =>
+      command
+        .addOption(teamSlugFlag())
+        .requiredOption("--name <name>", "the new name")
+        .option("--slug <slug>", "the new slug (lowercase letters, digits, dashes)"),
   ).action((options: TeamsRenameOptions) => runTeamsRename(ctx, options));
-  example(command, 'outreach admin teams rename --team personal --name "Acme Dental"', "outreach admin teams rename --team personal --name Acme --slug acme");
 }
 
 export function runTeamsRename(ctx: CommandContext, options: TeamsRenameOptions): void {
@@ -100,15 +106,20 @@ export interface TeamsSetPlanOptions {
 }
 
 export function registerTeamsSetPlan(teams: Command, ctx: CommandContext): void {
-  const command = teams
-    .command("set-plan")
-    .description("change a workspace's plan and, optionally, override its limits")
-    .addOption(teamSlugFlag())
-    .requiredOption("--plan <plan>", "plan name")
-    .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
-    .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')")
-    .action((flags: TeamsSetPlanFlags) => runTeamsSetPlan(ctx, parseTeamsSetPlanOptions(flags)));
-  example(command, "outreach admin teams set-plan --team acme --plan pro", "outreach admin teams set-plan --team acme --plan free --daily-searches 100");
+  defineVerb(
+    teams,
+    {
+      name: "set-plan",
+      description: "change a workspace's plan and, optionally, override its limits",
+      examples: ["outreach admin teams set-plan --team acme --plan pro", "outreach admin teams set-plan --team acme --plan free --daily-searches 100"],
+    },
+    (command) =>
+      command
+        .addOption(teamSlugFlag())
+        .requiredOption("--plan <plan>", "plan name")
+        .option("--daily-searches <n>", "daily lead searches for this workspace (a number or 'unlimited')")
+        .option("--max-contacts <n>", "contact limit for this workspace (a number or 'unlimited')"),
+  ).action((flags: TeamsSetPlanFlags) => runTeamsSetPlan(ctx, parseTeamsSetPlanOptions(flags)));
 }
 
 export function parseTeamsSetPlanOptions(flags: TeamsSetPlanFlags): TeamsSetPlanOptions {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toUser } from "../../../services/access/identity.js";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { userEmailFlag } from "./admin-flags.js";
 
 /** `outreach admin tokens create`: a new personal access token for a user. */
@@ -13,10 +13,9 @@ export interface TokensCreateOptions {
 }
 
 export function registerTokensCreate(tokens: Command, ctx: CommandContext): void {
-  const command = withJson(
-    tokens.command("create").description("issue a new personal access token for a user").addOption(userEmailFlag()).option("--name <name>", "a label for the token", "admin"),
+  defineVerb(tokens, { name: "create", description: "issue a new personal access token for a user", json: true, examples: ["outreach admin tokens create --email ada@example.com"] }, (command) =>
+    command.addOption(userEmailFlag()).option("--name <name>", "a label for the token", "admin"),
   ).action((options: TokensCreateOptions) => runTokensCreate(ctx, options));
-  example(command, "outreach admin tokens create --email ada@example.com");
 }
 
 export function runTokensCreate(ctx: CommandContext, options: TokensCreateOptions): void {

@@ -6,7 +6,7 @@ import { updateConfig } from "../../config.js";
 import type { CommandContext } from "../../context.js";
 import { CliError, EXIT, UsageError } from "../../exit-codes.js";
 import { promptContext, readAll } from "../../io.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach auth login`: a token checked against a server's /user/me and saved as the remote login. */
 export interface LoginOptions {
@@ -15,12 +15,15 @@ export interface LoginOptions {
 }
 
 export function registerLogin(auth: Command, ctx: CommandContext): void {
-  const command = auth
-    .command("login")
-    .description("check a token against a server's /user/me and save it as the remote login")
-    .option("--with-token", "read the token from standard input")
-    .action((options: LoginOptions) => runLogin(ctx, options));
-  example(command, "outreach auth login --base-url http://127.0.0.1:8787 --token otr_pat_…", "echo $TOKEN | outreach auth login --base-url https://leads.example.com --with-token");
+  defineVerb(
+    auth,
+    {
+      name: "login",
+      description: "check a token against a server's /user/me and save it as the remote login",
+      examples: ["outreach auth login --base-url http://127.0.0.1:8787 --token otr_pat_…", "echo $TOKEN | outreach auth login --base-url https://leads.example.com --with-token"],
+    },
+    (command) => command.option("--with-token", "read the token from standard input"),
+  ).action((options: LoginOptions) => runLogin(ctx, options));
 }
 
 export async function runLogin(ctx: CommandContext, options: LoginOptions): Promise<void> {

@@ -3,7 +3,7 @@ import { ApiClient } from "../../../client/api-client.js";
 import { RemoteTransport } from "../../../client/transports.js";
 import { loadConfig, updateConfig } from "../../config.js";
 import type { CommandContext } from "../../context.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach auth logout`: the saved remote login forgotten (the CLI goes back to the local data directory). */
 export interface LogoutOptions {
@@ -12,12 +12,9 @@ export interface LogoutOptions {
 }
 
 export function registerLogout(auth: Command, ctx: CommandContext): void {
-  const command = auth
-    .command("logout")
-    .description("forget the saved remote login (the CLI goes back to the local data directory)")
-    .option("--revoke", "also revoke the saved token on the server, so it stops working everywhere")
-    .action((options: LogoutOptions) => runLogout(ctx, options));
-  example(command, "outreach auth logout", "outreach auth logout --revoke");
+  defineVerb(auth, { name: "logout", description: "forget the saved remote login (the CLI goes back to the local data directory)", examples: ["outreach auth logout", "outreach auth logout --revoke"] }, (command) =>
+    command.option("--revoke", "also revoke the saved token on the server, so it stops working everywhere"),
+  ).action((options: LogoutOptions) => runLogout(ctx, options));
 }
 
 export async function runLogout(ctx: CommandContext, options: LogoutOptions): Promise<void> {

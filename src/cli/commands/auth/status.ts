@@ -6,7 +6,7 @@ import { displayPrefix } from "../../../core/tokens.js";
 import { configPath } from "../../config.js";
 import type { CommandContext, Mode } from "../../context.js";
 import { printJson, printRecord } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 
 /**
  * `outreach auth status`: where the CLI works and as whom. Like the GitHub CLI's, it works
@@ -17,10 +17,15 @@ import { example, type JsonOption, withJson } from "../shared.js";
 export type StatusOptions = JsonOption;
 
 export function registerStatus(auth: Command, ctx: CommandContext): void {
-  const command = withJson(auth.command("status").description("show the server or data directory in use and who you are there (offline too)")).action((options: StatusOptions) =>
-    runStatus(ctx, options),
-  );
-  example(command, "outreach auth status", "outreach --base-url http://127.0.0.1:8787 auth status --json");
+  defineVerb(
+    auth,
+    {
+      name: "status",
+      description: "show the server or data directory in use and who you are there (offline too)",
+      json: true,
+      examples: ["outreach auth status", "outreach --base-url http://127.0.0.1:8787 auth status --json"],
+    },
+  ).action((options: StatusOptions) => runStatus(ctx, options));
 }
 
 /** What `status` found out: where, with which token, and who (unknown when the server could not be reached). */

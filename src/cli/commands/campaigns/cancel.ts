@@ -1,16 +1,22 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, type IdOptions, withJson } from "../shared.js";
+import { defineVerb, type IdOptions } from "../shared.js";
 
 /** `outreach campaigns cancel ID`: a launched one-time campaign stopped; what the relay has not been handed is cancelled. */
 export type CancelOptions = IdOptions;
 
 export function registerCancel(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns.command("cancel").description("stop a launched one-time campaign: what is not yet handed to the relay is cancelled").argument("<id>", "campaign id"),
+  defineVerb(
+    campaigns,
+    {
+      name: "cancel",
+      description: "stop a launched one-time campaign: what is not yet handed to the relay is cancelled",
+      json: true,
+      examples: ["outreach campaigns cancel cmp_3kF9x2aB7dQ1LmZp"],
+    },
+    (command) => command.argument("<id>", "campaign id"),
   ).action((id: string, options: { json?: boolean }) => runCancel(ctx, { id, json: options.json }));
-  example(command, "outreach campaigns cancel cmp_3kF9x2aB7dQ1LmZp");
 }
 
 export async function runCancel(ctx: CommandContext, { id, json }: CancelOptions): Promise<void> {

@@ -4,7 +4,7 @@ import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printJson } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `campaigns draft` (docs/cli.md, "AI drafts"): a campaign's copy from a brief, printed as Markdown. */
 
@@ -31,21 +31,25 @@ export interface DraftOptions {
 }
 
 export function registerDraft(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("draft")
-      .description("write a campaign's subject, body and follow-ups with the server's AI model, from a brief in the brand's voice")
-      .requiredOption("--brief <text>", "what the campaign is about (at most 2,000 characters)")
-      .option("--follow-ups <n>", "follow-up steps to write, 0..3 (default 0)")
-      .option("--tags <list>", "comma list of tags: the facts of up to 5 of these contacts go into the prompt")
-      .option("--language <language>", "the language to write in (default: the brand's emailLanguage)")
-      .option("--save", "save the draft as a draft one-time campaign"),
+  defineVerb(
+    campaigns,
+    {
+      name: "draft",
+      description: "write a campaign's subject, body and follow-ups with the server's AI model, from a brief in the brand's voice",
+      json: true,
+      examples: [
+        'outreach campaigns draft --brief "Fresh bread delivered to cafés before 7am" --follow-ups 2 --tags cafes',
+        'outreach campaigns draft --brief "Winter menu" --language German --save --json | jq .campaign.id',
+      ],
+    },
+    (command) =>
+      command
+        .requiredOption("--brief <text>", "what the campaign is about (at most 2,000 characters)")
+        .option("--follow-ups <n>", "follow-up steps to write, 0..3 (default 0)")
+        .option("--tags <list>", "comma list of tags: the facts of up to 5 of these contacts go into the prompt")
+        .option("--language <language>", "the language to write in (default: the brand's emailLanguage)")
+        .option("--save", "save the draft as a draft one-time campaign"),
   ).action((flags: DraftFlags) => runDraft(ctx, parseDraftOptions(flags)));
-  example(
-    command,
-    'outreach campaigns draft --brief "Fresh bread delivered to cafés before 7am" --follow-ups 2 --tags cafes',
-    'outreach campaigns draft --brief "Winter menu" --language German --save --json | jq .campaign.id',
-  );
 }
 
 export function parseDraftOptions(flags: DraftFlags): DraftOptions {

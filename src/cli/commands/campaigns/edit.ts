@@ -3,7 +3,7 @@ import type { UpdateCampaignBody } from "../../../core/schemas/campaign.js";
 import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { printCampaign, readBody } from "./campaign-output.js";
 import { addSequenceOptions, sequenceBody, type SequenceFlags } from "./sequence-flags.js";
 
@@ -22,21 +22,26 @@ export interface EditOptions extends EditFlags {
 }
 
 export function registerEdit(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    addSequenceOptions(
-      campaigns
-        .command("edit")
-        .description("change a campaign that has not been launched (one-time) or is a draft (lifetime)")
-        .argument("<id>", "campaign id")
-        .option("--name <name>", "campaign name")
-        .option("--subject <subject>", "email subject (a Liquid template)")
-        .option("--body-file <file>", "the Markdown body, a Liquid template (- for stdin)")
-        .option("--sending-domain <id>", "the verified sending domain to send from ('none': the workspace's default)")
-        .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601; 'none' to clear)"),
-      true,
-    ),
+  defineVerb(
+    campaigns,
+    {
+      name: "edit",
+      description: "change a campaign that has not been launched (one-time) or is a draft (lifetime)",
+      json: true,
+      examples: ["outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --body-file hello.md", 'outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --subject "Hi {{ contact.name }}" --json'],
+    },
+    (command) =>
+      addSequenceOptions(
+        command
+          .argument("<id>", "campaign id")
+          .option("--name <name>", "campaign name")
+          .option("--subject <subject>", "email subject (a Liquid template)")
+          .option("--body-file <file>", "the Markdown body, a Liquid template (- for stdin)")
+          .option("--sending-domain <id>", "the verified sending domain to send from ('none': the workspace's default)")
+          .option("--scheduled-at <datetime>", "send time of a one-time campaign (ISO 8601; 'none' to clear)"),
+        true,
+      ),
   ).action((id: string, flags: EditFlags) => runEdit(ctx, parseEditOptions(id, flags)));
-  example(command, "outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --body-file hello.md", 'outreach campaigns edit cmp_3kF9x2aB7dQ1LmZp --subject "Hi {{ contact.name }}" --json');
 }
 
 /** At least one change; the files they name are read by the run. */

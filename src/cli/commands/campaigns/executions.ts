@@ -3,7 +3,7 @@ import { ExecutionStatus } from "../../../core/schemas/campaign.js";
 import type { CommandContext } from "../../context.js";
 import { printExecutions } from "../../execution-rows.js";
 import { printJson } from "../../output.js";
-import { example, pageFlags, withJson } from "../shared.js";
+import { defineVerb, pageFlags } from "../shared.js";
 import { morePagesLine } from "./campaign-output.js";
 
 /** `outreach campaigns executions ID`: one per contact and step, with its delivery status. */
@@ -23,16 +23,21 @@ export interface ExecutionsOptions {
 }
 
 export function registerExecutions(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("executions")
-      .description("list a campaign's executions: one per contact and step, with its delivery status")
-      .argument("<id>", "campaign id")
-      .option("--status <list>", `comma list of ${ExecutionStatus.options.join(", ")}`)
-      .option("--page <n>", "page number (default 1)")
-      .option("--limit <n>", "executions per page, 1..100 (default 20)"),
+  defineVerb(
+    campaigns,
+    {
+      name: "executions",
+      description: "list a campaign's executions: one per contact and step, with its delivery status",
+      json: true,
+      examples: ["outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json"],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .option("--status <list>", `comma list of ${ExecutionStatus.options.join(", ")}`)
+        .option("--page <n>", "page number (default 1)")
+        .option("--limit <n>", "executions per page, 1..100 (default 20)"),
   ).action((id: string, flags: ExecutionsFlags) => runExecutions(ctx, parseExecutionsOptions(id, flags)));
-  example(command, "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --status failed,bounced", "outreach campaigns executions cmp_3kF9x2aB7dQ1LmZp --json");
 }
 
 export function parseExecutionsOptions(id: string, flags: ExecutionsFlags): ExecutionsOptions {

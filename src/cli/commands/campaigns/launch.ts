@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach campaigns launch ID`: a one-time campaign sent to the contacts with any of the tags. */
 export interface LaunchFlags {
@@ -20,15 +20,20 @@ export interface LaunchOptions {
 }
 
 export function registerLaunch(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("launch")
-      .description("send a one-time campaign: one message per active contact with any of the tags (all contacts without --tags)")
-      .argument("<id>", "campaign id")
-      .option("--tags <list>", "comma list of tags; a contact with any of them is sent to")
-      .option("--scheduled-at <datetime>", "send at this time instead of now (ISO 8601)"),
+  defineVerb(
+    campaigns,
+    {
+      name: "launch",
+      description: "send a one-time campaign: one message per active contact with any of the tags (all contacts without --tags)",
+      json: true,
+      examples: ["outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp --tags dentist,zurich --scheduled-at 2026-12-01T09:00:00Z"],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .option("--tags <list>", "comma list of tags; a contact with any of them is sent to")
+        .option("--scheduled-at <datetime>", "send at this time instead of now (ISO 8601)"),
   ).action((id: string, flags: LaunchFlags) => runLaunch(ctx, parseLaunchOptions(id, flags)));
-  example(command, "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns launch cmp_3kF9x2aB7dQ1LmZp --tags dentist,zurich --scheduled-at 2026-12-01T09:00:00Z");
 }
 
 export function parseLaunchOptions(id: string, flags: LaunchFlags): LaunchOptions {

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { LifetimeStatus } from "../../../core/schemas/campaign.js";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach campaigns activate|pause|resume|archive ID`: one verb per lifecycle change of a lifetime campaign. */
 export const LIFECYCLE_VERBS = [
@@ -24,14 +24,14 @@ export interface LifecycleOptions {
 /** The four verbs, each with the status it moves to. */
 export function registerLifecycleVerbs(campaigns: Command, ctx: CommandContext): void {
   for (const { verb, status, description } of LIFECYCLE_VERBS) {
-    const command = withJson(
-      campaigns
-        .command(verb)
-        .description(description)
-        .argument("<id>", "campaign id")
-        .addOption(new Option("--if-status <status>", "only if the campaign still has this status (else exit 5): guards against a concurrent change").choices(LifetimeStatus.options)),
+    defineVerb(
+      campaigns,
+      { name: verb, description, json: true, examples: [`outreach campaigns ${verb} cmp_3kF9x2aB7dQ1LmZp`, `outreach campaigns ${verb} cmp_3kF9x2aB7dQ1LmZp --json`] },
+      (command) =>
+        command
+          .argument("<id>", "campaign id")
+          .addOption(new Option("--if-status <status>", "only if the campaign still has this status (else exit 5): guards against a concurrent change").choices(LifetimeStatus.options)),
     ).action((id: string, flags: { ifStatus?: LifetimeStatus; json?: boolean }) => runLifecycle(ctx, { id, status, ...flags }));
-    example(command, `outreach campaigns ${verb} cmp_3kF9x2aB7dQ1LmZp`, `outreach campaigns ${verb} cmp_3kF9x2aB7dQ1LmZp --json`);
   }
 }
 

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { CampaignStatus, CampaignType } from "../../../core/schemas/campaign.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, pageFlags, withJson } from "../shared.js";
+import { defineVerb, pageFlags } from "../shared.js";
 import { morePagesLine } from "./campaign-output.js";
 
 /** `outreach campaigns list`: the workspace's campaigns, newest first. */
@@ -23,16 +23,21 @@ export interface ListOptions {
 }
 
 export function registerList(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("list")
-      .description("list the workspace's campaigns, newest first")
-      .option("--status <list>", `comma list of statuses (${CampaignStatus.options.join(", ")})`)
-      .addOption(new Option("--type <type>", "only this type").choices(CampaignType.options))
-      .option("--page <n>", "page number (default 1)")
-      .option("--limit <n>", "campaigns per page, 1..100 (default 20)"),
+  defineVerb(
+    campaigns,
+    {
+      name: "list",
+      description: "list the workspace's campaigns, newest first",
+      json: true,
+      examples: ["outreach campaigns list", "outreach campaigns list --type lifetime --status active,paused", "outreach campaigns list --json | jq '.campaigns[].id'"],
+    },
+    (command) =>
+      command
+        .option("--status <list>", `comma list of statuses (${CampaignStatus.options.join(", ")})`)
+        .addOption(new Option("--type <type>", "only this type").choices(CampaignType.options))
+        .option("--page <n>", "page number (default 1)")
+        .option("--limit <n>", "campaigns per page, 1..100 (default 20)"),
   ).action((flags: ListFlags) => runList(ctx, parseListOptions(flags)));
-  example(command, "outreach campaigns list", "outreach campaigns list --type lifetime --status active,paused", "outreach campaigns list --json | jq '.campaigns[].id'");
 }
 
 export function parseListOptions(flags: ListFlags): ListOptions {

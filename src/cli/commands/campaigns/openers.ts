@@ -5,7 +5,7 @@ import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printJson, printRows } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { morePagesLine } from "./campaign-output.js";
 
 /**
@@ -30,24 +30,28 @@ export type OpenersOptions = { id: string; json?: boolean } & (
 );
 
 export function registerOpeners(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("openers")
-      .description("list a campaign's per-contact openers ({{ contact.opener }}); --generate writes them with the AI model, --set edits one")
-      .argument("<id>", "campaign id")
-      .option("--generate", "write an opener for each selected contact from that contact's own facts (replaces existing ones)")
-      .option("--tags <list>", "with --generate: comma list of tags, contacts with any of them (default: every active contact)")
-      .option("--set <contact-id>", "set one contact's opener (with --text)")
-      .option("--text <sentence>", "with --set: the opener, one sentence of at most 300 characters")
-      .option("--page <n>", "page number (default 1)")
-      .option("--limit <n>", "openers per page, 1..100 (default 20)"),
+  defineVerb(
+    campaigns,
+    {
+      name: "openers",
+      description: "list a campaign's per-contact openers ({{ contact.opener }}); --generate writes them with the AI model, --set edits one",
+      json: true,
+      examples: [
+        "outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp --generate --tags cafes",
+        "outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp",
+        'outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp --set ct_8hJ2kL0pQ4rS6tUv --text "Your espresso bar is the talk of the station."',
+      ],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .option("--generate", "write an opener for each selected contact from that contact's own facts (replaces existing ones)")
+        .option("--tags <list>", "with --generate: comma list of tags, contacts with any of them (default: every active contact)")
+        .option("--set <contact-id>", "set one contact's opener (with --text)")
+        .option("--text <sentence>", "with --set: the opener, one sentence of at most 300 characters")
+        .option("--page <n>", "page number (default 1)")
+        .option("--limit <n>", "openers per page, 1..100 (default 20)"),
   ).action((id: string, flags: OpenersFlags) => runOpeners(ctx, parseOpenersOptions(id, flags)));
-  example(
-    command,
-    "outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp --generate --tags cafes",
-    "outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp",
-    'outreach campaigns openers cmp_3kF9x2aB7dQ1LmZp --set ct_8hJ2kL0pQ4rS6tUv --text "Your espresso bar is the talk of the station."',
-  );
 }
 
 export function parseOpenersOptions(id: string, flags: OpenersFlags): OpenersOptions {

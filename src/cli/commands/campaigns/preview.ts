@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach campaigns preview ID --contact C`: the message one contact would get (the server checks --step). */
 export interface PreviewOptions {
@@ -13,16 +13,24 @@ export interface PreviewOptions {
 }
 
 export function registerPreview(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("preview")
-      .description("render the message one contact would get: headers, subject and the text part (--html for the HTML part)")
-      .argument("<id>", "campaign id")
-      .requiredOption("--contact <id>", "contact id")
-      .option("--step <n>", "which step: 0 (default) the first message, n the n-th follow-up")
-      .option("--html", "print the HTML part instead of the text part"),
+  defineVerb(
+    campaigns,
+    {
+      name: "preview",
+      description: "render the message one contact would get: headers, subject and the text part (--html for the HTML part)",
+      json: true,
+      examples: [
+        "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ",
+        "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --html > preview.html",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .requiredOption("--contact <id>", "contact id")
+        .option("--step <n>", "which step: 0 (default) the first message, n the n-th follow-up")
+        .option("--html", "print the HTML part instead of the text part"),
   ).action((id: string, flags: Omit<PreviewOptions, "id">) => runPreview(ctx, { id, ...flags }));
-  example(command, "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ", "outreach campaigns preview cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --html > preview.html");
 }
 
 export async function runPreview(ctx: CommandContext, { id, ...options }: PreviewOptions): Promise<void> {

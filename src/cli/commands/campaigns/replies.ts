@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows } from "../../output.js";
-import { example, pageFlags, withJson } from "../shared.js";
+import { defineVerb, pageFlags } from "../shared.js";
 import { morePagesLine } from "./campaign-output.js";
 
 /** `outreach campaigns replies ID`: the replies read from the mailbox, newest first. */
@@ -19,15 +19,20 @@ export interface RepliesOptions {
 }
 
 export function registerReplies(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("replies")
-      .description("list the replies and auto-replies to a campaign's messages, newest first (read from OUTREACH_IMAP_URL by serve or replies sync)")
-      .argument("<id>", "campaign id")
-      .option("--page <n>", "page number (default 1)")
-      .option("--limit <n>", "replies per page, 1..100 (default 20)"),
+  defineVerb(
+    campaigns,
+    {
+      name: "replies",
+      description: "list the replies and auto-replies to a campaign's messages, newest first (read from OUTREACH_IMAP_URL by serve or replies sync)",
+      json: true,
+      examples: ["outreach campaigns replies cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns replies cmp_3kF9x2aB7dQ1LmZp --json | jq '.replies[].snippet'"],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .option("--page <n>", "page number (default 1)")
+        .option("--limit <n>", "replies per page, 1..100 (default 20)"),
   ).action((id: string, flags: RepliesFlags) => runReplies(ctx, parseRepliesOptions(id, flags)));
-  example(command, "outreach campaigns replies cmp_3kF9x2aB7dQ1LmZp", "outreach campaigns replies cmp_3kF9x2aB7dQ1LmZp --json | jq '.replies[].snippet'");
 }
 
 export function parseRepliesOptions(id: string, flags: RepliesFlags): RepliesOptions {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
-import { example, type IdOptions, withJson } from "../shared.js";
+import { defineVerb, type IdOptions } from "../shared.js";
 import { countsLine, printCampaign } from "./campaign-output.js";
 import { sequenceLines } from "./sequence-flags.js";
 
@@ -9,10 +9,9 @@ import { sequenceLines } from "./sequence-flags.js";
 export type ShowOptions = IdOptions;
 
 export function registerShow(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(campaigns.command("show").description("show one campaign").argument("<id>", "campaign id")).action((id: string, options: { json?: boolean }) =>
-    runShow(ctx, { id, json: options.json }),
-  );
-  example(command, "outreach campaigns show cmp_3kF9x2aB7dQ1LmZp");
+  defineVerb(campaigns, { name: "show", description: "show one campaign", json: true, examples: ["outreach campaigns show cmp_3kF9x2aB7dQ1LmZp"] }, (command) =>
+    command.argument("<id>", "campaign id"),
+  ).action((id: string, options: { json?: boolean }) => runShow(ctx, { id, json: options.json }));
 }
 
 export async function runShow(ctx: CommandContext, { id, json }: ShowOptions): Promise<void> {

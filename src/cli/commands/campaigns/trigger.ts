@@ -5,7 +5,7 @@ import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printExecutions } from "../../execution-rows.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /** `outreach campaigns trigger ID --contact C`: an active lifetime campaign queued for a contact, with a team API key. */
 export interface TriggerOptions {
@@ -17,19 +17,23 @@ export interface TriggerOptions {
 }
 
 export function registerTrigger(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("trigger")
-      .description("queue an active lifetime campaign for a contact (needs a team API key with scope campaigns:trigger)")
-      .argument("<id>", "campaign id")
-      .requiredOption("--contact <id>", "contact id")
-      .option("--api-key <key>", "team API key (env OUTREACH_API_KEY); your personal token cannot trigger"),
+  defineVerb(
+    campaigns,
+    {
+      name: "trigger",
+      description: "queue an active lifetime campaign for a contact (needs a team API key with scope campaigns:trigger)",
+      json: true,
+      examples: [
+        "outreach campaigns trigger cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --api-key otr_key_…",
+        "OUTREACH_API_KEY=otr_key_… outreach campaigns trigger cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --json",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .requiredOption("--contact <id>", "contact id")
+        .option("--api-key <key>", "team API key (env OUTREACH_API_KEY); your personal token cannot trigger"),
   ).action((id: string, flags: Omit<TriggerOptions, "id">) => runTrigger(ctx, { id, ...flags }));
-  example(
-    command,
-    "outreach campaigns trigger cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --api-key otr_key_…",
-    "OUTREACH_API_KEY=otr_key_… outreach campaigns trigger cmp_3kF9x2aB7dQ1LmZp --contact ct_8Hq2Lm4Xv9Rt0PaZ --json",
-  );
 }
 
 export async function runTrigger(ctx: CommandContext, { id, contact, apiKey, json }: TriggerOptions): Promise<void> {

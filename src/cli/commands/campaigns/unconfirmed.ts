@@ -6,7 +6,7 @@ import { UsageError } from "../../exit-codes.js";
 import { printExecutions } from "../../execution-rows.js";
 import { mutuallyExclusive } from "../../flags.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 /**
  * `outreach campaigns unconfirmed ID [EXECUTIONS...]`: the executions recorded as sent but
@@ -28,21 +28,25 @@ export interface UnconfirmedOptions {
 }
 
 export function registerUnconfirmed(campaigns: Command, ctx: CommandContext): void {
-  const command = withJson(
-    campaigns
-      .command("unconfirmed")
-      .description("list the executions recorded as sent but unconfirmed (a crash after handing them to the relay), or resolve them")
-      .argument("<id>", "campaign id")
-      .argument("[executions...]", "execution ids to resolve (default: every unconfirmed one)")
-      .option("--resend", "send them once more (the recipient may get a message twice)")
-      .option("--confirm", "they arrived: clear the flag, their sequence goes on"),
+  defineVerb(
+    campaigns,
+    {
+      name: "unconfirmed",
+      description: "list the executions recorded as sent but unconfirmed (a crash after handing them to the relay), or resolve them",
+      json: true,
+      examples: [
+        "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp",
+        "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --confirm",
+        "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --resend exe_7Yh2…",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<id>", "campaign id")
+        .argument("[executions...]", "execution ids to resolve (default: every unconfirmed one)")
+        .option("--resend", "send them once more (the recipient may get a message twice)")
+        .option("--confirm", "they arrived: clear the flag, their sequence goes on"),
   ).action((id: string, ids: string[], flags: UnconfirmedFlags) => runUnconfirmed(ctx, parseUnconfirmedOptions(id, ids, flags)));
-  example(
-    command,
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp",
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --confirm",
-    "outreach campaigns unconfirmed cmp_3kF9x2aB7dQ1LmZp --resend exe_7Yh2…",
-  );
 }
 
 export function parseUnconfirmedOptions(id: string, executionIds: string[], flags: UnconfirmedFlags): UnconfirmedOptions {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { requireFlags } from "../../flags.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { activeTeamId, findDomain, listDomains, printRecords } from "./domain-lookup.js";
 
 /** `outreach domains add DOMAIN`: a sending domain, and the DNS records to publish for it. */
@@ -23,21 +23,25 @@ export interface AddOptions {
 }
 
 export function registerAdd(domains: Command, ctx: CommandContext): void {
-  const command = withJson(
-    domains
-      .command("add")
-      .description("add a sending domain and print the DNS records to publish")
-      .argument("<domain>", "the domain to send from, e.g. example.com")
-      .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
-      .option("--sender-name <name>", "the From name")
-      .option("--ed25519", "also sign with an Ed25519 key (RFC 8463) beside the RSA one: one more DNS record to publish"),
+  defineVerb(
+    domains,
+    {
+      name: "add",
+      description: "add a sending domain and print the DNS records to publish",
+      json: true,
+      examples: [
+        'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
+        "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
+        "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --ed25519",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<domain>", "the domain to send from, e.g. example.com")
+        .option("--sender-email <email>", "the From address, at the domain or a subdomain of it")
+        .option("--sender-name <name>", "the From name")
+        .option("--ed25519", "also sign with an Ed25519 key (RFC 8463) beside the RSA one: one more DNS record to publish"),
   ).action((domain: string, flags: AddFlags) => runAdd(ctx, parseAddOptions(domain, flags)));
-  example(
-    command,
-    'outreach domains add example.com --sender-email hello@example.com --sender-name "Acme Sales"',
-    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --json",
-    "outreach domains add example.com --sender-email hello@example.com --sender-name Acme --ed25519",
-  );
 }
 
 export function parseAddOptions(domain: string, flags: AddFlags): AddOptions {

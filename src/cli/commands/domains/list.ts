@@ -1,15 +1,14 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows, timeCell } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 import { activeTeamId, listDomains } from "./domain-lookup.js";
 
 /** `outreach domains list`: the workspace's sending domains, * marking the default. */
 export type ListOptions = JsonOption;
 
 export function registerList(domains: Command, ctx: CommandContext): void {
-  const command = withJson(domains.command("list").description("list the workspace's sending domains")).action((options: ListOptions) => runList(ctx, options));
-  example(command, "outreach domains list", "outreach domains list --json");
+  defineVerb(domains, { name: "list", description: "list the workspace's sending domains", json: true, examples: ["outreach domains list", "outreach domains list --json"] }).action((options: ListOptions) => runList(ctx, options));
 }
 
 export async function runList(ctx: CommandContext, options: ListOptions): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { confirmed } from "../../confirm.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { activeTeamId, findDomain, listDomains } from "./domain-lookup.js";
 
 /** `outreach domains rm DOMAIN`: a sending domain and its DKIM key, after asking on a terminal. */
@@ -11,13 +11,14 @@ export interface RmOptions {
 }
 
 export function registerRm(domains: Command, ctx: CommandContext): void {
-  const command = domains
-    .command("rm")
-    .description("remove a sending domain and its DKIM key")
-    .argument("<domain>", "domain name or id")
-    .option("-y, --yes", "do not ask for confirmation")
-    .action((ref: string, options: { yes?: boolean }) => runRm(ctx, { ref, yes: options.yes }));
-  example(command, "outreach domains rm example.com", "outreach domains rm dom_3kF9x2… --yes");
+  defineVerb(
+    domains,
+    { name: "rm", description: "remove a sending domain and its DKIM key", examples: ["outreach domains rm example.com", "outreach domains rm dom_3kF9x2… --yes"] },
+    (command) =>
+      command
+        .argument("<domain>", "domain name or id")
+        .option("-y, --yes", "do not ask for confirmation"),
+  ).action((ref: string, options: { yes?: boolean }) => runRm(ctx, { ref, yes: options.yes }));
 }
 
 export async function runRm(ctx: CommandContext, options: RmOptions): Promise<void> {

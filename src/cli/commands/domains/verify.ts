@@ -5,7 +5,7 @@ import type { CommandContext } from "../../context.js";
 import { CliError, EXIT } from "../../exit-codes.js";
 import { durationFlag } from "../../flags.js";
 import { printJson } from "../../output.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { activeTeamId, findDomain, listDomains, printRecords } from "./domain-lookup.js";
 
 /** `outreach domains verify DOMAIN`: its records looked up in DNS now, or with --wait until verified. */
@@ -28,16 +28,21 @@ export interface VerifyOptions {
 }
 
 export function registerVerify(domains: Command, ctx: CommandContext): void {
-  const command = withJson(
-    domains
-      .command("verify")
-      .description("look the domain's records up in DNS now; with --wait, re-check with backoff until verified")
-      .argument("<domain>", "domain name or id")
-      .option("--wait", "keep checking until the domain is verified or --timeout passes")
-      .option("--timeout <duration>", "how long --wait keeps trying (e.g. 30s, 10m, 1h)", "10m")
-      .option("--interval <duration>", "first pause between checks with --wait; doubles up to 5 minutes", "10s"),
+  defineVerb(
+    domains,
+    {
+      name: "verify",
+      description: "look the domain's records up in DNS now; with --wait, re-check with backoff until verified",
+      json: true,
+      examples: ["outreach domains verify example.com", "outreach domains verify example.com --wait --timeout 30m", "outreach domains verify dom_3kF9x2… --json"],
+    },
+    (command) =>
+      command
+        .argument("<domain>", "domain name or id")
+        .option("--wait", "keep checking until the domain is verified or --timeout passes")
+        .option("--timeout <duration>", "how long --wait keeps trying (e.g. 30s, 10m, 1h)", "10m")
+        .option("--interval <duration>", "first pause between checks with --wait; doubles up to 5 minutes", "10s"),
   ).action((ref: string, flags: VerifyFlags) => runVerify(ctx, parseVerifyOptions(ref, flags)));
-  example(command, "outreach domains verify example.com", "outreach domains verify example.com --wait --timeout 30m", "outreach domains verify dom_3kF9x2… --json");
 }
 
 export function parseVerifyOptions(ref: string, flags: VerifyFlags): VerifyOptions {

@@ -6,7 +6,7 @@ import { UsageError } from "../../exit-codes.js";
 import { LEAD_TABLE_COLUMNS, leadsToCsv } from "../../lead-output.js";
 import { chooseDataFormat, type DataFormat, type DataFormatFlags } from "../../output-format.js";
 import { printRows } from "../../output.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -18,21 +18,25 @@ export interface RetryOptions {
 }
 
 export function registerRetry(leads: Command, ctx: CommandContext): void {
-  const command = leads
-    .command("retry")
-    .description("finish website enrichment of the leads a search left pending (enrichmentRetryToken; single use, 15 minutes)")
-    .argument("<token>", "the enrichmentRetryToken of the search (a UUID)")
-    .option("--json", "print {leads} as JSON")
-    .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
-    .option("--csv", "print CSV with a header row")
-    .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
-    .action((token: string, flags: DataFormatFlags) => runRetry(ctx, parseRetryOptions(token, flags)));
-  example(
-    command,
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61",
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --csv --out retried.csv",
-    "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --ndjson | jq -c 'select(.type==\"complete\")'",
-  );
+  defineVerb(
+    leads,
+    {
+      name: "retry",
+      description: "finish website enrichment of the leads a search left pending (enrichmentRetryToken; single use, 15 minutes)",
+      examples: [
+        "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61",
+        "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --csv --out retried.csv",
+        "outreach leads retry 3f1c2b9e-6d0a-4c55-9a7e-2b1f0c8d4e61 --ndjson | jq -c 'select(.type==\"complete\")'",
+      ],
+    },
+    (command) =>
+      command
+        .argument("<token>", "the enrichmentRetryToken of the search (a UUID)")
+        .option("--json", "print {leads} as JSON")
+        .option("--ndjson", "print the stream: progress lines as leads finish, then one complete line")
+        .option("--csv", "print CSV with a header row")
+        .option("--out <file>", "write to a file instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)"),
+  ).action((token: string, flags: DataFormatFlags) => runRetry(ctx, parseRetryOptions(token, flags)));
 }
 
 export function parseRetryOptions(token: string, flags: DataFormatFlags): RetryOptions {

@@ -9,7 +9,7 @@ import { choiceFlag, mutuallyExclusive, numberFlag, pagesFlag } from "../../flag
 import { leadsToCsv } from "../../lead-output.js";
 import { chooseDataFormat, type DataFormat } from "../../output-format.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { reportSearch, writeLeadTable, type SearchOutcome } from "./search-report.js";
 
 /** `outreach leads search`: what commander hands over, every value as typed. */
@@ -44,37 +44,42 @@ export interface SearchOptions {
 }
 
 export function registerSearch(leads: Command, ctx: CommandContext): void {
-  const search = leads
-    .command("search")
-    .description("search businesses by keywords within a radius of a place (one page of ≤ 20, or more with --pages/--all)")
-    .requiredOption("--keywords <text>", "what to look for: names or categories (\"dentist\", \"italian restaurant\")")
-    .option("--location <text>", "city, postcode or \"city, country\" (\"9490 Vaduz\", \"Paris, FR\")")
-    .option("--radius <km>", "radius of the strict circle in km, 1..100 (default 5)")
-    .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
-    .option("--lng <deg>", "centre longitude (with --lat)")
-    .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
-    .option("--sort <order>", "order of the leads across pages: relevance (default: category matches first, then by distance), distance or name")
-    .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
-    .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
-    .option("--all", "fetch every page")
-    .option("--json", "print the final result as JSON (pages merged)")
-    .option("--ndjson", "print the raw NDJSON stream lines of every page")
-    .option("--csv", "print CSV: one row per lead, socials and sources as columns")
-    .option("--out <file>", "write the data to FILE instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
-    .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
-    .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
-    .option("--source <names>", `place sources to read, comma-separated: ${PlaceSourceName.options.join(", ")} (default: the server's setting)`)
-    .action((flags: SearchFlags) => runSearch(ctx, parseSearchOptions(flags)));
+  const search = defineVerb(
+    leads,
+    {
+      name: "search",
+      description: "search businesses by keywords within a radius of a place (one page of ≤ 20, or more with --pages/--all)",
+      examples: [
+        "outreach leads search --location Vaduz --keywords dentist",
+        "outreach leads search --location Monaco --keywords restaurant",
+        "outreach leads search --location Vaduz --keywords dentist --source local,google",
+        'outreach leads search --location "9490 Vaduz" --keywords restaurant --radius 10 --all --csv --out leads.csv',
+        "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",
+        "outreach leads search --location Schaan --keywords hairdresser --all --complete --csv --out leads.csv",
+      ],
+    },
+    // Its --json is its own (the pages merged), among the output flags, not defineVerb's.
+    (command) =>
+      command
+        .requiredOption("--keywords <text>", "what to look for: names or categories (\"dentist\", \"italian restaurant\")")
+        .option("--location <text>", "city, postcode or \"city, country\" (\"9490 Vaduz\", \"Paris, FR\")")
+        .option("--radius <km>", "radius of the strict circle in km, 1..100 (default 5)")
+        .option("--lat <deg>", "centre latitude (with --lng; wins over --location)")
+        .option("--lng <deg>", "centre longitude (with --lat)")
+        .option("--place-id <id>", "centre on a provider place ID (e.g. osm:node:123)")
+        .option("--sort <order>", "order of the leads across pages: relevance (default: category matches first, then by distance), distance or name")
+        .option("--page-token <token>", "continue a search from its nextPageToken (same other flags)")
+        .option("--pages <n>", "fetch up to N pages, following nextPageToken (pages after the first are free)")
+        .option("--all", "fetch every page")
+        .option("--json", "print the final result as JSON (pages merged)")
+        .option("--ndjson", "print the raw NDJSON stream lines of every page")
+        .option("--csv", "print CSV: one row per lead, socials and sources as columns")
+        .option("--out <file>", "write the data to FILE instead of stdout (format from the flag, else from the extension: .csv, .ndjson/.jsonl, .json, else tab-separated)")
+        .option("--complete", "when the search leaves website enrichment pending, run the retry too and merge it by placeId (one export)")
+        .option("--refresh", "read the leads' websites again instead of answering from the enrichment cache")
+        .option("--source <names>", `place sources to read, comma-separated: ${PlaceSourceName.options.join(", ")} (default: the server's setting)`),
+  ).action((flags: SearchFlags) => runSearch(ctx, parseSearchOptions(flags)));
   apiFields(search, { radiusKm: "--radius", locationPlaceId: "--place-id" });
-  example(
-    search,
-    "outreach leads search --location Vaduz --keywords dentist",
-    "outreach leads search --location Monaco --keywords restaurant",
-    "outreach leads search --location Vaduz --keywords dentist --source local,google",
-    'outreach leads search --location "9490 Vaduz" --keywords restaurant --radius 10 --all --csv --out leads.csv',
-    "outreach leads search --lat 47.141 --lng 9.5209 --keywords cafe --ndjson | jq -c .type",
-    "outreach leads search --location Schaan --keywords hairdresser --all --complete --csv --out leads.csv",
-  );
 }
 
 /** Flags → options, or a usage error (exit 2) naming the flag; opens nothing. */

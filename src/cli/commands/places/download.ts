@@ -3,7 +3,7 @@ import type { CommandContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { printJson, printRows } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { printSummary, stopSpinner } from "./import-report.js";
 import { downloadLine, reportDownload, withUsageErrors } from "./region-report.js";
 
@@ -17,15 +17,20 @@ export interface DownloadFlags {
 export type DownloadOptions = { list: true; filter?: string; json?: boolean } | { list: false; region: string; import?: boolean; json?: boolean };
 
 export function registerDownload(places: Command, ctx: CommandContext): void {
-  const command = withJson(
-    places
-      .command("download")
-      .description("download a region's OpenStreetMap extract from Geofabrik (checked against its MD5, resumed when interrupted, kept in the data directory)")
-      .argument("[region]", "region id or name from Geofabrik's index (\"liechtenstein\", \"us/california\", \"Bayern\")")
-      .option("--import", "import it when downloaded (replacing the region's earlier import)")
-      .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
+  defineVerb(
+    places,
+    {
+      name: "download",
+      description: "download a region's OpenStreetMap extract from Geofabrik (checked against its MD5, resumed when interrupted, kept in the data directory)",
+      json: true,
+      examples: ["outreach places download --list europe", "outreach places download liechtenstein --import", "outreach places download us/california"],
+    },
+    (command) =>
+      command
+        .argument("[region]", "region id or name from Geofabrik's index (\"liechtenstein\", \"us/california\", \"Bayern\")")
+        .option("--import", "import it when downloaded (replacing the region's earlier import)")
+        .option("--list [filter]", "list the regions (whose id, name or parent contains FILTER) instead of downloading"),
   ).action((region: string | undefined, flags: DownloadFlags) => runDownload(ctx, parseDownloadOptions(region, flags)));
-  example(command, "outreach places download --list europe", "outreach places download liechtenstein --import", "outreach places download us/california");
 }
 
 export function parseDownloadOptions(region: string | undefined, flags: DownloadFlags): DownloadOptions {

@@ -7,7 +7,7 @@ import type { CommandContext } from "../../context.js";
 import { CliError, EXIT, UsageError } from "../../exit-codes.js";
 import { printJson } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, withJson } from "../shared.js";
+import { defineVerb } from "../shared.js";
 import { noPlacesReason, printSummary, progressLine, stopSpinner } from "./import-report.js";
 
 /** `outreach places import`: what commander hands over. */
@@ -29,23 +29,27 @@ export interface ImportOptions {
 }
 
 export function registerImport(places: Command, ctx: CommandContext): void {
-  const command = withJson(
-    places
-      .command("import")
-      .description("import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)")
-      .argument("[files...]", "files to import, in order")
-      .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
-      .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
-      .option("--replace", "drop everything previously imported from a file of the same name first")
-      .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
+  defineVerb(
+    places,
+    {
+      name: "import",
+      description: "import places from OSM (.osm.pbf, .osm, .osm.bz2), Overture places (.parquet), or your own list (.csv, .ndjson)",
+      json: true,
+      examples: [
+        "outreach places import --sample",
+        "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
+        "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
+        "outreach places import my-dentists.csv --replace --json",
+      ],
+    },
+    (command) =>
+      command
+        .argument("[files...]", "files to import, in order")
+        .option("--sample", `import the bundled sample: ${SAMPLE_DESCRIPTION}`)
+        .option("--bbox <minLng,minLat,maxLng,maxLat>", "keep only places inside this box")
+        .option("--replace", "drop everything previously imported from a file of the same name first")
+        .option("--encoding <name>", "a CSV's text encoding (default: detected: a BOM, else UTF-8, else Windows-1252)"),
   ).action((given: string[], flags: ImportFlags) => runImport(ctx, parseImportOptions(given, flags)));
-  example(
-    command,
-    "outreach places import --sample",
-    "outreach places import ../shared/data/liechtenstein-2026-03-29.osm.pbf",
-    "outreach places import places.parquet --bbox 11.36,48.06,11.72,48.25",
-    "outreach places import my-dentists.csv --replace --json",
-  );
 }
 
 /** Flags → options, or a usage error; whether the files exist and can be read is the run's to check (before it imports any). */

@@ -3,7 +3,7 @@ import { GEONAMES_ATTRIBUTION, OSM_ATTRIBUTION, OVERTURE_ATTRIBUTION } from "../
 import type { Instance } from "../../../services/instance.js";
 import type { CommandContext } from "../../context.js";
 import { printJson, printRows } from "../../output.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 
 /** `outreach places stats`: places per source, data dates, licences and the attribution to show. */
 export type StatsOptions = JsonOption;
@@ -11,10 +11,15 @@ export type StatsOptions = JsonOption;
 type PlaceStats = ReturnType<Instance["services"]["placesImport"]["stats"]>;
 
 export function registerStats(places: Command, ctx: CommandContext): void {
-  const command = withJson(places.command("stats").description("places per source, data dates, licences and the attribution you must show")).action((options: StatsOptions) =>
-    runStats(ctx, options),
-  );
-  example(command, "outreach places stats", "outreach places stats --json");
+  defineVerb(
+    places,
+    {
+      name: "stats",
+      description: "places per source, data dates, licences and the attribution you must show",
+      json: true,
+      examples: ["outreach places stats", "outreach places stats --json"],
+    },
+  ).action((options: StatsOptions) => runStats(ctx, options));
 }
 
 export function runStats(ctx: CommandContext, options: StatsOptions): void {

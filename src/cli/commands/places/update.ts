@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../../context.js";
 import { printJson } from "../../output.js";
 import { progressSpinner } from "../../progress-spinner.js";
-import { example, type JsonOption, withJson } from "../shared.js";
+import { defineVerb, type JsonOption } from "../shared.js";
 import { stopSpinner } from "./import-report.js";
 import { downloadLine, reportDownload, withUsageErrors } from "./region-report.js";
 
@@ -10,10 +10,10 @@ import { downloadLine, reportDownload, withUsageErrors } from "./region-report.j
 export type UpdateOptions = JsonOption;
 
 export function registerUpdate(places: Command, ctx: CommandContext): void {
-  const command = withJson(places.command("update").description("re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since")).action(
-    (options: UpdateOptions) => runUpdate(ctx, options),
-  );
-  example(command, "outreach places update");
+  defineVerb(
+    places,
+    { name: "update", description: "re-download (and re-import) every downloaded region whose extract Geofabrik has replaced since", json: true, examples: ["outreach places update"] },
+  ).action((options: UpdateOptions) => runUpdate(ctx, options));
 }
 
 export async function runUpdate(ctx: CommandContext, options: UpdateOptions): Promise<void> {
