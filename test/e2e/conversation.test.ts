@@ -24,15 +24,10 @@ describe("a conversation: follow-ups stop for the contacts who replied", () => {
       carla: setup.addContact("carla@smile-carla.test", { name: "Carla" }),
       dora: setup.addContact("dora@dental-dora.test", { name: "Dora" }),
     };
-    const campaign = await services.campaigns.create(setup.principal, {
-      name: "Intro",
-      type: "one-time",
-      subject: "Hello {{ contact.name }}",
-      bodyMarkdown: "Dear {{ contact.name }},\n\nour new clinic is open.",
-      sendingDomainId: setup.domain.id,
+    const { campaignId } = await setup.launchOneTime({
+      body: "Dear {{ contact.name }},\n\nour new clinic is open.",
       followUps: [{ delay: "PT1M", bodyMarkdown: "Just checking in, {{ contact.name }}." }],
     });
-    services.campaigns.launch(setup.principal, campaign.id, {});
     expect(await setup.delivery().runUntilEmpty()).toMatchObject({ sent: 4 });
     const step0 = Object.fromEntries(setup.sink.received.map((m) => [m.rcptTo[0]!, headerOf(m.raw, "Message-ID")!]));
 
@@ -64,13 +59,13 @@ describe("a conversation: follow-ups stop for the contacts who replied", () => {
       expect(headerOf(m.raw, "In-Reply-To")).toBe(step0[to]);
       expect(headerOf(m.raw, "References")).toBe(step0[to]);
     }
-    const executions = services.campaigns.executions(setup.principal, campaign.id, { page: 1, limit: 100 }).executions;
+    const executions = services.campaigns.executions(setup.principal, campaignId, { page: 1, limit: 100 }).executions;
     const stepOne = (id: string) => executions.find((e) => e.contactId === id && e.step === 1)?.status;
     expect([stepOne(people.anna), stepOne(people.bernd), stepOne(people.carla), stepOne(people.dora)]).toEqual(["skipped", "skipped", "sent", "sent"]);
 
     // Through the API: the replies, and the funnel's counts.
     const server = await startTestServer(services);
-    const replies = (await (await server.request(`/api/v1/campaigns/${campaign.id}/replies`, { token: setup.instance.token })).json()) as {
+    const replies = (await (await server.request(`/api/v1/campaigns/${campaignId}/replies`, { token: setup.instance.token })).json()) as {
       replies: Array<{ from: string; autoReply: boolean; step: number }>;
     };
     expect(replies.replies.map((r) => [r.from, r.autoReply, r.step]).sort()).toEqual([
@@ -78,7 +73,7 @@ describe("a conversation: follow-ups stop for the contacts who replied", () => {
       ["bernd@zahnarzt-bernd.test", false, 0],
       ["carla@smile-carla.test", true, 0],
     ]);
-    const detail = (await (await server.request(`/api/v1/campaigns/${campaign.id}`, { token: setup.instance.token })).json()) as {
+    const detail = (await (await server.request(`/api/v1/campaigns/${campaignId}`, { token: setup.instance.token })).json()) as {
       executionCounts: Record<string, number>;
     };
     expect(detail.executionCounts).toMatchObject({ sent: 6, skipped: 2, replied: 2 });

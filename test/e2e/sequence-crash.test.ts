@@ -21,15 +21,7 @@ describe("a delivery killed around a sent step creates its follow-up exactly onc
     const setup = await sendingSetup();
     setup.addContact("bea@clinic-one.test");
     const { services } = setup.instance;
-    const campaign = await services.campaigns.create(setup.principal, {
-      name: "Intro",
-      type: "one-time",
-      subject: "Hello",
-      bodyMarkdown: "Hi.",
-      sendingDomainId: setup.domain.id,
-      followUps: [{ delay: "P1D", bodyMarkdown: "Again." }],
-    });
-    services.campaigns.launch(setup.principal, campaign.id, {});
+    const { campaignId } = await setup.launchOneTime({ subject: "Hello", body: "Hi.", followUps: [{ delay: "P1D", bodyMarkdown: "Again." }] });
     const env = cliEnv({ OUTREACH_SMTP_URL: `smtp://127.0.0.1:${setup.sink.port}`, OUTREACH_PUBLIC_URL: "http://127.0.0.1:9/outreach", OUTREACH_SEND_PER_MINUTE: "0" });
 
     const crash = await crashAt(setup.instance.dataDir, hook, env);
@@ -41,15 +33,15 @@ describe("a delivery killed around a sent step creates its follow-up exactly onc
       const recovery = await runBin(["deliver", "--until-empty", "--data-dir", setup.instance.dataDir], env);
       expect(recovery.code, recovery.stderr).toBe(0);
     }
-    const executions = services.campaigns.executions(setup.principal, campaign.id, { page: 1, limit: 10 }).executions;
+    const executions = services.campaigns.executions(setup.principal, campaignId, { page: 1, limit: 10 }).executions;
     expect(executions.find((e) => e.step === 0)).toMatchObject(stepZero);
     expect(executions.filter((e) => e.step === 1)).toHaveLength(followUps);
     expect(setup.sink.received).toHaveLength(1);
     if (stepZero.unconfirmed) {
       // Confirming it lets the sequence go on: the follow-up now exists, once.
       const stepZeroId = executions.find((e) => e.step === 0)!.id;
-      services.campaignExecutions.resolve(setup.principal, campaign.id, stepZeroId, { action: "confirm" });
-      const after = services.campaigns.executions(setup.principal, campaign.id, { page: 1, limit: 10 }).executions;
+      services.campaignExecutions.resolve(setup.principal, campaignId, stepZeroId, { action: "confirm" });
+      const after = services.campaigns.executions(setup.principal, campaignId, { page: 1, limit: 10 }).executions;
       expect(after.filter((e) => e.step === 1)).toHaveLength(1);
     }
   });

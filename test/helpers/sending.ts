@@ -5,11 +5,15 @@ import type { Principal } from "../../src/services/access/auth.js";
 import type { ServerConfig } from "../../src/services/config.js";
 import type { DeliveryHooks, DeliveryService } from "../../src/services/sending/delivery.js";
 import { createDelivery } from "../../src/services/index.js";
+import type { CreateCampaignBody } from "../../src/core/schemas/campaign.js";
 import type { SendingDomain } from "../../src/core/schemas/sending-domain.js";
 import { startDnsServer, type TestDnsServer } from "./dns-server.js";
 import { createTestInstance, type TestInstance } from "./instance.js";
 import { correctZone } from "./sending-domains.js";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
+
+/** A follow-up step as a campaign is created with it. */
+type FollowUp = NonNullable<CreateCampaignBody["followUps"]>[number];
 
 const relays: SmtpRelay[] = [];
 
@@ -32,8 +36,8 @@ export interface SendingSetup {
   resolver: (name: string, type: string) => Promise<unknown>;
   /** A contact of the workspace (through the contacts service: encrypted, blind-indexed). */
   addContact(email: string, extra?: { name?: string; tags?: string[] }): string;
-  /** A one-time campaign with content, launched to every contact (or those with `tags`). */
-  launchOneTime(options?: { subject?: string; body?: string; tags?: string[]; scheduledAt?: string }): Promise<{ campaignId: string; queued: number }>;
+  /** A one-time campaign with content (and `followUps`), launched to every contact (or those with `tags`). */
+  launchOneTime(options?: { subject?: string; body?: string; followUps?: FollowUp[]; tags?: string[]; scheduledAt?: string }): Promise<{ campaignId: string; queued: number }>;
   /** The delivery loop over a real SMTP relay connection to the sink. */
   delivery(options?: { hooks?: DeliveryHooks; log?: string[]; batchSize?: number; concurrency?: number }): DeliveryService;
   logs: string[];
@@ -95,6 +99,7 @@ export async function sendingSetup(options: { config?: Partial<ServerConfig>; pl
         subject: o.subject ?? "Hello {{ contact.name }}",
         bodyMarkdown: o.body ?? "Dear {{ contact.name }},\n\nour **new** clinic is open.\n\n[Book a visit](https://acme-dental.test/book)",
         sendingDomainId: domain.id,
+        ...(o.followUps ? { followUps: o.followUps } : {}),
       });
       const launched = services.campaigns.launch(principal, campaign.id, { ...(o.tags ? { tags: o.tags } : {}), ...(o.scheduledAt ? { scheduledAt: o.scheduledAt } : {}) });
       return { campaignId: campaign.id, queued: launched.queued };
