@@ -309,7 +309,9 @@ export class LocalPlaceProvider implements PlaceSearchProvider {
     let consumed = 0;
     const want = offset + PAGE_SIZE;
     while (kept.length < want && consumed < ranked.length) {
-      const chunk = ranked.slice(consumed, consumed + Math.max(want - kept.length + 8, 32));
+      // A few rows beyond what the page still needs, for duplicates: reading a row costs
+      // more than the rest of a small search's work, and another chunk costs one statement.
+      const chunk = ranked.slice(consumed, consumed + want - kept.length + 4);
       const rows = new Map(this.repo.rowsByIds(chunk.map((c) => c.id)).map((r) => [r.id, r]));
       for (const c of chunk) {
         consumed++;
