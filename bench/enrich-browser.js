@@ -12,7 +12,7 @@
 // writes the server's CPU profile there. Issue 26's target: /healthz max during the crawl
 // < 50 ms. The load average is printed with the figures.
 //
-//   npm run build && node bench/enrich-browser.js [sites=100] [scripted=20]
+//   npm run build && node bench/enrich-browser.js [sites=100] [scripted=20] [reps=3]
 //
 // Everything runs on 127.0.0.1: each site is its own listener in this process.
 import { execFileSync } from "node:child_process";
@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { freePort } from "./fixtures/server.js";
 import { startServe } from "./fixtures/outreach-serve.js";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openInstance } from "../dist/services/instance.js";
@@ -28,6 +28,7 @@ import { PlacePostingsRepo } from "../dist/places/store/place-postings.js";
 
 const siteCount = Number(process.argv[2] ?? 100);
 const scriptedCount = Number(process.argv[3] ?? 20);
+const reps = Number(process.argv[4] ?? 3);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Preloaded into the server: its own event-loop delay per phase (SIGUSR2 ends a phase). */
 const EVENT_LOOP_PROBE = ["--import", fileURLToPath(new URL("./fixtures/event-loop-probe.js", import.meta.url))];
@@ -100,13 +101,13 @@ function browserRss(rootPid) {
   return rows.filter(([pid, , , comm]) => tree.has(pid) && /chrom/i.test(comm)).reduce((sum, [pid]) => sum + pss(pid), 0);
 }
 
-async function run(sites, browser) {
+async function run(sites, browser, modeEnv = {}) {
   const { dataDir, token } = prepareDataDir(sites);
   const port = await freePort();
   const loopFile = join(dataDir, "event-loop.json");
   const env = {
     BENCH_EVENT_LOOP: loopFile, OUTREACH_ENRICH: "1", OUTREACH_FETCH_ALLOW: "127.0.0.1/32", OUTREACH_EMAIL_DNS_CHECK: "0",
-    OUTREACH_ENRICH_BUDGET_MS: "120000", OUTREACH_ENRICH_SITE_BUDGET_MS: "100000", OUTREACH_BROWSER: browser ? "auto" : "off",
+    OUTREACH_ENRICH_BUDGET_MS: "120000", OUTREACH_ENRICH_SITE_BUDGET_MS: "100000", OUTREACH_BROWSER: browser ? "auto" : "off", ...modeEnv,
   };
   const serve = await startServe(ROOT, dataDir, port, { nodeArgs: EVENT_LOOP_PROBE, env });
   const url = `http://127.0.0.1:${port}`;
@@ -171,13 +172,33 @@ async function run(sites, browser) {
 
 const sites = await startSites();
 const fmt = (x) => x.toFixed(1);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Median of each figure over the runs of a mode (each figure on its own), and every run's /healthz max. */
+const summary = (runs) => {
+  const m = Object.fromEntries(Object.keys(runs[0]).filter((k) => typeof runs[0][k] === "number").map((k) => [k, median(runs.map((r) => r[k]))]));
+  return { ...m, healthzMaxes: runs.map((r) => fmt(r.healthzMax)).join(", "), outcomes: runs[0].outcomes };
+};
 const line = (name, r) =>
-  `  ${name}: search ${fmt(r.wall / 1000)} s, ${r.emails}/${r.leads} emails, ${r.rendered} rendered (${fmt((100 * r.rendered) / Math.max(1, r.leads))} %), ${r.pending} pending; server peak RSS ${fmt(r.serverPeak)} MB, browser peak PSS ${fmt(r.browserPeak)} MB; /healthz p50 ${fmt(r.healthzP50)} ms, max ${fmt(r.healthzMax)} ms (${r.polls} polls); event-loop delay max ${fmt(r.loopMax)} ms, p99 ${fmt(r.loopP99)} ms; main thread CPU ${r.mainCpu} ms ${process.env.BENCH_DEBUG ? r.outcomes : ""}`;
-const staticOnly = await run(sites, false);
-const withBrowser = await run(sites, true);
+  `  ${name}: search ${fmt(r.wall / 1000)} s, ${r.emails}/${r.leads} emails, ${r.rendered} rendered (${fmt((100 * r.rendered) / Math.max(1, r.leads))} %), ${r.pending} pending; server peak RSS ${fmt(r.serverPeak)} MB, browser peak PSS ${fmt(r.browserPeak)} MB; /healthz p50 ${fmt(r.healthzP50)} ms, max ${fmt(r.healthzMax)} ms (runs: ${r.healthzMaxes}; ${r.polls} polls); event-loop delay max ${fmt(r.loopMax)} ms, p99 ${fmt(r.loopP99)} ms; main thread CPU ${r.mainCpu} ms ${process.env.BENCH_DEBUG ? r.outcomes : ""}`;
+// The modes take turns (static, unconfined, confined, static, …) so that the machine's other
+// load falls on all of them alike; each figure is the median over `reps` runs.
+const modes = [
+  { name: "static only (baseline)       ", browser: false },
+  { name: "browser, all cores (before)  ", browser: true, env: { OUTREACH_BROWSER_CPUS: "all" } },
+  { name: "browser, confined (the rule) ", browser: true, env: { OUTREACH_BROWSER_CPUS: "auto" } },
+];
+const results = modes.map(() => []);
+const loads = [];
+for (let rep = 0; rep < reps; rep++) {
+  for (const [i, mode] of modes.entries()) {
+    results[i].push(await run(sites, mode.browser, mode.env));
+    loads.push(loadavg()[0]);
+  }
+}
 for (const { server } of sites) server.close();
-console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-console.log(`${siteCount} sites, ${sites.filter((s) => s.scripted).length} of them script-built, one lead search by \`outreach serve\` per mode`);
-console.log(line("static only (baseline)", staticOnly));
-console.log(line("with the browser      ", withBrowser));
-console.log(`ratio: wall time ${fmt(withBrowser.wall / staticOnly.wall)}× the static search; emails ${withBrowser.emails} vs ${staticOnly.emails}; server peak RSS ${fmt(withBrowser.serverPeak / staticOnly.serverPeak)}×; main thread CPU ${withBrowser.mainCpu} vs ${staticOnly.mainCpu} ms (${fmt((withBrowser.mainCpu - staticOnly.mainCpu) / Math.max(1, withBrowser.rendered))} ms more per rendered site)`);
+const summaries = results.map(summary);
+console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (1-minute average after each run: ${loads.map((l) => l.toFixed(1)).join(", ")}; ${availableParallelism()} cores)`);
+console.log(`${siteCount} sites, ${sites.filter((s) => s.scripted).length} of them script-built, one lead search by \`outreach serve\` per run, median of ${reps} runs per mode`);
+modes.forEach((mode, i) => console.log(line(mode.name, summaries[i])));
+const [staticOnly, before, confined] = summaries;
+console.log(`ratio: confined browser wall time ${fmt(confined.wall / staticOnly.wall)}× the static search, ${fmt(confined.wall / before.wall)}× the unconfined browser's; /healthz max ${fmt(confined.healthzMax)} vs ${fmt(before.healthzMax)} ms unconfined (${fmt(confined.healthzMax / before.healthzMax)}×), static ${fmt(staticOnly.healthzMax)} ms; emails ${confined.emails} vs ${staticOnly.emails} static`);

@@ -4,6 +4,7 @@ import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import type { PlacesSettings } from "../places/index.js";
 import type { ImapSettings } from "../providers/imap/mailbox-reader.js";
+import { parseBrowserCpus, type BrowserCpuSetting } from "../providers/web/browser-cpus.js";
 import type { RelaySettings } from "../providers/smtp/relay.js";
 import { imapSettings } from "./replies/imap-config.js";
 
@@ -46,6 +47,8 @@ export interface ServerConfig extends PlacesSettings {
   browserPages: number;
   /** `OUTREACH_BROWSER_MEMORY_MB`: above it (RSS of the browser's processes) the browser is replaced. */
   browserMemoryMb: number;
+  /** `OUTREACH_BROWSER_CPUS`: the cores the browser may use (auto: all but the last; all; or a list). */
+  browserCpus: BrowserCpuSetting;
   enrichCacheDays: number;
   enrichFailureCacheHours: number;
   fetchConnections: number;
@@ -309,6 +312,14 @@ function browserPath(raw: string | undefined): string | null {
   return value;
 }
 
+function browserCpuSetting(raw: string | undefined): BrowserCpuSetting {
+  try {
+    return parseBrowserCpus(raw);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const enrichRaw = (env.OUTREACH_ENRICH ?? "1").trim().toLowerCase();
   if (!["0", "1", "false", "true", "off", "on", "no", "yes"].includes(enrichRaw)) {
@@ -345,6 +356,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     browser: browserPath(env.OUTREACH_BROWSER),
     browserPages: integer(env, "OUTREACH_BROWSER_PAGES", 2, 1, 16),
     browserMemoryMb: integer(env, "OUTREACH_BROWSER_MEMORY_MB", 2048, 1, 65_536),
+    browserCpus: browserCpuSetting(env.OUTREACH_BROWSER_CPUS),
     enrichCacheDays: integer(env, "OUTREACH_ENRICH_CACHE_DAYS", 7, 0, 365),
     enrichFailureCacheHours: integer(env, "OUTREACH_ENRICH_FAILURE_CACHE_HOURS", 6, 0, 24 * 30),
     fetchConnections: integer(env, "OUTREACH_FETCH_CONNECTIONS", 16, 1, 256),

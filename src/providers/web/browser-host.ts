@@ -1,5 +1,6 @@
 import { setPriority } from "node:os";
 import { chromium, type BrowserServer } from "playwright-core";
+import { confineProcess } from "./browser-cpus.js";
 import { lowerTree } from "./browser-process.js";
 
 /**
@@ -30,6 +31,8 @@ export interface LaunchRequest {
   executablePath: string;
   args: string[];
   proxy: string;
+  /** The cores this host, Chromium and all they start run on (browser-cpus.ts); absent: not confined. */
+  cpus?: number[];
 }
 
 export type LaunchAnswer = { wsEndpoint: string; pid: number } | { error: string };
@@ -70,6 +73,8 @@ process.on("message", (message: LaunchRequest | "close") => {
 
 async function launch(request: LaunchRequest): Promise<void> {
   try {
+    // Before Chromium starts: its processes and threads inherit this host's mask.
+    if (request.cpus) await confineProcess(process.pid, request.cpus);
     server = await chromium.launchServer({
       executablePath: request.executablePath,
       headless: true,

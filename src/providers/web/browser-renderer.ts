@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { compiledWorkerFile } from "../../core/task-threads.js";
 import type { LaunchAnswer, LaunchRequest } from "./browser-host.js";
+import { allowedCpus, browserCpus, type BrowserCpuSetting } from "./browser-cpus.js";
 import { treeRssMb } from "./browser-process.js";
 import { BrowserProxy } from "./browser-proxy.js";
 import { Semaphore } from "./limiter.js";
@@ -14,7 +15,8 @@ export interface RenderedPage {
 }
 
 export interface PageRenderer {
-  render(url: string, signal: AbortSignal): Promise<RenderedPage>;
+  /** `timeoutMs`: what is left of the site's budget (Playwright's own limits); absent: DEFAULT_TIMEOUT_MS. */
+  render(url: string, signal: AbortSignal, timeoutMs?: number): Promise<RenderedPage>;
 }
 
 export interface BrowserRendererOptions {
@@ -24,6 +26,8 @@ export interface BrowserRendererOptions {
   fetcher: SafeWebFetcher;
   /** Above this many MB (RSS of the browser's processes, checked after each page) the browser is replaced once its pages are done. */
   memoryCeilingMb?: number;
+  /** Cores the browser may use (`OUTREACH_BROWSER_CPUS`, browser-cpus.ts); default auto: all but the server's last. */
+  cpus?: BrowserCpuSetting;
 }
 
 /**
@@ -52,6 +56,8 @@ window.open = () => null; window.print = () => {};`;
 
 /** Time a page may take to close at its budget before the whole browser is killed. */
 const CLOSE_GRACE_MS = 2000;
+/** Playwright's limit for a render whose caller gives no budget. */
+const DEFAULT_TIMEOUT_MS = 15_000;
 /** Time the browser's host may take to start Chromium. */
 const LAUNCH_TIMEOUT_MS = 30_000;
 
@@ -123,7 +129,8 @@ export class BrowserRenderer implements PageRenderer {
   /** A host process (browser-host.ts) launches Chromium; this process connects to it as a client. */
   private async start(): Promise<RunningBrowser> {
     this.proxyUrl ??= this.proxy.listen();
-    const request: LaunchRequest = { executablePath: this.options.executablePath, args: FLAGS, proxy: await this.proxyUrl };
+    const cpus = browserCpus(this.options.cpus ?? "auto", allowedCpus());
+    const request: LaunchRequest = { executablePath: this.options.executablePath, args: FLAGS, proxy: await this.proxyUrl, ...(cpus ? { cpus } : {}) };
     // No execArgv: the server's own flags (--cpu-prof, --import …) are not the host's.
     const host = fork(compiledWorkerFile("./browser-host.js", import.meta.url), [], { execArgv: [], stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "json" });
     host.on("error", () => undefined); // a failed send or spawn: the answer below reports it
@@ -141,7 +148,9 @@ export class BrowserRenderer implements PageRenderer {
     }
   }
 
-  async render(url: string, signal: AbortSignal): Promise<RenderedPage> {
+  async render(url: string, signal: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<RenderedPage> {
+    // Counted from the call: the wait for a free page is part of the site's budget.
+    const deadline = performance.now() + timeoutMs;
     const release = await this.slots.acquire(signal).catch(() => {
       throw new FetchError("aborted", "the render was cancelled");
     });
@@ -156,7 +165,7 @@ export class BrowserRenderer implements PageRenderer {
       signal.addEventListener("abort", onAbort, { once: true });
       await this.guard(context, signal);
       const page = await context.newPage();
-      const left = () => Math.max(1, deadlineOf(signal) - Date.now());
+      const left = () => Math.max(1, deadline - performance.now());
       await page.goto(url, { waitUntil: "load", timeout: left() });
       // Scripts that fill the page after load, and challenges that set a cookie and reload.
       await page.waitForLoadState("networkidle", { timeout: Math.min(3000, left()) }).catch(() => {});
@@ -306,7 +315,3 @@ function stopHost(host: ChildProcess, how: "close" | "kill", chromiumPid?: numbe
   if (running) host.kill("SIGKILL");
 }
 
-/** When the caller's signal will end the render: the crawler's signals carry no deadline, so a bound is assumed. */
-function deadlineOf(signal: AbortSignal & { deadline?: number }): number {
-  return signal.deadline ?? Date.now() + 15_000;
-}

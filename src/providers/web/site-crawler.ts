@@ -32,6 +32,8 @@ export interface CrawlOptions {
   extractor?: PageExtractor;
   /** A real browser for script-built pages (`OUTREACH_BROWSER`); absent: static only. */
   renderer?: PageRenderer;
+  /** The site's time budget in ms (its `signal` ends there too): the browser's own limits are what is left of it. */
+  budgetMs?: number;
 }
 
 /**
@@ -61,6 +63,8 @@ interface ReadPage {
   /** The page as a browser showed it. */
   rendered?: boolean;
 }
+/** The browser's share of a crawl given no budget of its own. */
+const RENDER_BUDGET_MS = 30_000;
 /** Pages a browser opens per site: the homepage and up to 3 contact-like pages (decisions.md). */
 const MAX_RENDERED = 4;
 
@@ -76,6 +80,7 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   const budget = Math.max(1, options.pageBudget ?? 8);
   const extractor = options.extractor ?? sharedExtractionPool();
   const signal = options.signal;
+  const started = performance.now();
 
   const read = async (url: string, pdf = false): Promise<PageFacts> => {
     // A page is left encoded: the extraction worker decodes it (a compression bomb inflates there, not here).
@@ -177,7 +182,9 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
   if (options.renderer && !goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName)) && pages.some((p) => p.facts.scriptBuilt)) {
     const good = () => goodEmailFound(pages, identityOf(pages, siteDomains, options.businessName));
     const extractHtml = (html: string, url: string) => extractor.extract(new TextEncoder().encode(html), "text/html; charset=utf-8", url, signal);
-    await renderPages(options.renderer, pages, done, sameSite, extractHtml, good, signal ?? AbortSignal.timeout(30_000));
+    const budgetMs = options.budgetMs ?? RENDER_BUDGET_MS;
+    const left = () => Math.max(1, budgetMs - (performance.now() - started));
+    await renderPages(options.renderer, pages, done, sameSite, extractHtml, good, signal ?? AbortSignal.timeout(left()), left);
   }
   return factsFrom(pages, identityOf(pages, siteDomains, options.businessName), fetched);
 
@@ -195,7 +202,7 @@ export async function crawlSite(fetcher: SafeWebFetcher, website: string, option
  * address is found. The rendered DOM goes through the same extractor. A browser failure
  * (crash, kill, budget) is the site's failure: it is thrown.
  */
-async function renderPages(renderer: PageRenderer, pages: ReadPage[], done: Set<string>, sameSite: (u: URL) => boolean, extract: (html: string, url: string) => Promise<PageFacts>, good: () => boolean, signal: AbortSignal): Promise<void> {
+async function renderPages(renderer: PageRenderer, pages: ReadPage[], done: Set<string>, sameSite: (u: URL) => boolean, extract: (html: string, url: string) => Promise<PageFacts>, good: () => boolean, signal: AbortSignal, left: () => number): Promise<void> {
   const queue: Array<{ url: string; kind: PageKind | "home" }> = [{ url: pages[0]!.facts.url, kind: "home" }];
   for (const page of pages) if (page.facts.scriptBuilt && (page.kind === "contact" || page.kind === "imprint")) queue.push({ url: page.facts.url, kind: page.kind });
   const rendered = new Set<string>();
@@ -203,7 +210,7 @@ async function renderPages(renderer: PageRenderer, pages: ReadPage[], done: Set<
     const next = queue.shift()!;
     if (rendered.has(pageKey(next.url))) continue;
     rendered.add(pageKey(next.url));
-    const shown = await renderer.render(next.url, signal);
+    const shown = await renderer.render(next.url, signal, left());
     if (!sameSite(new URL(shown.url))) continue;
     const facts = await extract(shown.html, shown.url);
     pages.push({ facts, kind: next.kind, rendered: true });

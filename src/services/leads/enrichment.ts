@@ -112,7 +112,7 @@ export class EnrichmentService implements LeadEnricher {
   }
 
   private buildBrowser(): BrowserRenderer | undefined {
-    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher, memoryCeilingMb: this.config.browserMemoryMb }) : undefined;
+    return this.config.browser ? new BrowserRenderer({ executablePath: this.config.browser, pages: this.config.browserPages, fetcher: this.fetcher, memoryCeilingMb: this.config.browserMemoryMb, cpus: this.config.browserCpus }) : undefined;
   }
 
   private buildFetcher(lookup?: LookupFunction): SafeWebFetcher {
@@ -257,7 +257,7 @@ export class EnrichmentService implements LeadEnricher {
     // Started before the site's first fetch: the workers load while robots.txt and the homepage arrive.
     this.pool ??= new ExtractionPool();
     try {
-      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool, renderer: this.browser });
+      const crawled = await crawlSite(this.fetcher, url, { signal: siteSignal, businessName, extractor: this.pool, renderer: this.browser, budgetMs: options.siteBudgetMs });
       const facts = await this.deliverable(crawled, siteSignal);
       if (runSignal.aborted) return { kind: "cut" };
       const at = this.clock.now();
